@@ -1,0 +1,47 @@
+# Every target does its own set-up and is safe to run again.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+PYX    := $(wildcard src/ferrule/*.pyx)
+SHELL  := /bin/bash
+
+.PHONY: demo test test-fast bench bench-quick lint build wheel clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml setup.py
+	$(BIN)/python -m pip install -q -e '.[test,bench,lint]'
+	touch $(STAMP)
+
+# Recompile the extensions in place whenever a .pyx is newer than its module.
+build: $(STAMP)
+	$(BIN)/python setup.py -q build_ext --inplace
+
+demo: build
+	source scripts/rust-env.sh && $(BIN)/ferrule demo
+
+# Both implementations: the twin tests are parametrized over C and Python; the whole suite then
+# runs once more with the compiled modules switched off, minus the live analyzer tests.
+test: build
+	source scripts/rust-env.sh && $(BIN)/python -m pytest -q
+	FERRULE_NO_EXTENSIONS=1 $(BIN)/python -m pytest -q -m "not live" -p no:randomly
+
+test-fast: build
+	$(BIN)/python -m pytest -q -m "not live and not slow"
+
+bench: build
+	source scripts/rust-env.sh && $(BIN)/python bench/run.py
+
+bench-quick: build
+	source scripts/rust-env.sh && $(BIN)/python bench/run.py --quick
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+	$(BIN)/cython-lint src/ferrule/*.pyx
+
+clean:
+	rm -rf build dist *.egg-info src/*.egg-info src/ferrule/*.so src/ferrule/*.c .pytest_cache

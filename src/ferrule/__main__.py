@@ -1,0 +1,3 @@
+from ferrule.cli import main
+
+raise SystemExit(main())
