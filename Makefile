@@ -6,14 +6,14 @@ STAMP  := $(VENV)/.installed-stamp
 PYX    := $(wildcard src/ferrule/*.pyx)
 SHELL  := /bin/bash
 
-.PHONY: demo test test-fast bench bench-quick lint build wheel clean
+.PHONY: demo test test-fast test-wheel bench bench-quick lint build wheel clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml setup.py
-	$(BIN)/python -m pip install -q -e '.[test,bench,lint]'
+	$(BIN)/python -m pip install -q -e '.[test,bench,lint,wheel]'
 	touch $(STAMP)
 
 # Recompile the extensions in place whenever a .pyx is newer than its module.
@@ -37,6 +37,16 @@ bench: build
 
 bench-quick: build
 	source scripts/rust-env.sh && $(BIN)/python bench/run.py --quick
+
+# The product people install: sdist, a wheel built from that sdist, and a manylinux tag.
+wheel: $(STAMP)
+	rm -rf dist wheelhouse
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/auditwheel repair --wheel-dir wheelhouse dist/*.whl
+
+# The suite against the installed wheel, in a fresh venv outside the source tree, extensions required.
+test-wheel: wheel
+	$(BIN)/python scripts/test_installed.py --source . --wheel wheelhouse/ferrule-*.whl --require-extensions
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
