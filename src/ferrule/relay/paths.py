@@ -1,0 +1,75 @@
+"""Path safety: every file a request names is project-root-relative and stays inside the root.
+
+An absolute path, a `..` component, a backslash, or a symlink whose target leaves the root is refused
+with a `protocol` error before anything is read, so no request can reach outside the project.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ferrule.relay.errors import ProtocolError
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_RECIPE = "name files relative to the project root with forward slashes, e.g. `src/lib.rs`"
+
+
+@dataclass(frozen=True)
+class ProjectFile:
+    """A checked file: `rel` is its canonical root-relative name, `path` its real absolute path."""
+
+    rel: str
+    path: Path
+
+
+class ProjectRoot:
+    """The canonical (symlink-free) project root, and the gate every request path goes through."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.path = Path(os.path.realpath(os.fspath(root)))
+        self._prefix = str(self.path).rstrip(os.sep) + os.sep
+
+    def file(self, rel: object) -> ProjectFile:
+        """Check `rel` and return the file it names; raise ProtocolError when it is unsafe."""
+        parts = _relative_parts(rel)
+        real = os.path.realpath(os.path.join(self.path, *parts))
+        if not self.contains(real):
+            raise ProtocolError(f"path {rel!r} resolves outside the project root (through a symlink)", _RECIPE)
+        relative = os.path.relpath(real, self.path).replace(os.sep, "/")
+        if relative == ".":
+            raise ProtocolError(f"path {rel!r} names the project root, not a file", _RECIPE)
+        return ProjectFile(relative, Path(real))
+
+    def contains(self, absolute: str | os.PathLike[str]) -> bool:
+        text = os.fspath(absolute)
+        return text == str(self.path) or text.startswith(self._prefix)
+
+    def relative(self, absolute: str | os.PathLike[str]) -> str | None:
+        """The root-relative name of an absolute path inside the root, else None."""
+        text = os.path.realpath(os.fspath(absolute))
+        if not self.contains(text) or text == str(self.path):
+            return None
+        return os.path.relpath(text, self.path).replace(os.sep, "/")
+
+
+def _relative_parts(rel: object) -> list[str]:
+    if not isinstance(rel, str) or not rel:
+        raise ProtocolError(f"`file` must be a non-empty string, got {rel!r}", _RECIPE)
+    if "\x00" in rel:
+        raise ProtocolError("path contains a NUL byte", _RECIPE)
+    if "\\" in rel:
+        raise ProtocolError(f"path {rel!r} uses a backslash; paths use forward slashes", _RECIPE)
+    if rel.startswith("/") or _DRIVE.match(rel):
+        raise ProtocolError(f"absolute path {rel!r} refused: paths are relative to the project root", _RECIPE)
+    parts = [part for part in rel.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise ProtocolError(f"path {rel!r} refused: `..` may not leave the project root", _RECIPE)
+    if not parts:
+        raise ProtocolError(f"path {rel!r} names the project root, not a file", _RECIPE)
+    return parts
+
+
+__all__ = ["ProjectFile", "ProjectRoot"]
