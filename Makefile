@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml setup.py
-	$(BIN)/python -m pip install -q -e '.[test,bench,lint,wheel]'
+	$(BIN)/python -m pip install -q -e '.[dev,test,bench,lint,wheel]'
 	touch $(STAMP)
 
 # Recompile the extensions in place whenever a .pyx is newer than its module.
