@@ -1,0 +1,192 @@
+"""What an agent reads before it calls a Rust tool: names, descriptions and input schemas.
+
+The descriptions are the only manual an agent gets, so each says what the tool answers, when to call
+it, and the position and path conventions (1-based line, 0-based UTF-8 character, root-relative path).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_FILE = {
+    "type": "string",
+    "description": "The .rs file, relative to the project root with forward slashes, e.g. \"src/lib.rs\".",
+}
+_LINE = {"type": "integer", "minimum": 1, "description": "Line number, 1-based (the first line is 1)."}
+_CHARACTER = {
+    "type": "integer",
+    "minimum": 0,
+    "description": (
+        "Column, 0-based, counted in UTF-8 bytes from the start of the line "
+        "(on an ASCII line, the number of characters before the position)."
+    ),
+}
+_CONTENT = {
+    "type": "string",
+    "description": (
+        "Optional full text of the file to analyse for this call only, e.g. an edit not yet saved. "
+        "Afterwards the analyzer sees the file as before (disk or rust_update overlay)."
+    ),
+}
+
+POSITION_NOTE = "Positions: `line` is 1-based; `character` is 0-based, in UTF-8 bytes of that line."
+PATH_NOTE = "Paths are relative to the project root, with forward slashes."
+
+
+def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def _annotations(title: str, *, read_only: bool = True) -> dict[str, Any]:
+    return {"title": title, "readOnlyHint": read_only, "idempotentHint": True, "openWorldHint": False}
+
+
+RUST_VALIDATE: dict[str, Any] = {
+    "name": "rust_validate",
+    "title": "Validate a Rust file",
+    "description": (
+        "Check one Rust file as the compiler front end and the project's policy see it. Answers "
+        "rust-analyzer's diagnostics for that file (errors and warnings with line:character and code) and "
+        "the policy findings of conform.toml (unwrap/expect in domain code, std::env reads outside the "
+        "allowed files, pub seam items without a doctest, files over the line limit), each with advice "
+        "on the fix. Call it after every edit of a file, before building: it takes milliseconds, cargo "
+        "takes seconds. Pass `content` to check text you have not saved yet. " + PATH_NOTE
+    ),
+    "inputSchema": _schema({"file": _FILE, "content": _CONTENT}, ["file"]),
+    "annotations": _annotations("Validate a Rust file"),
+}
+
+RUST_TYPE: dict[str, Any] = {
+    "name": "rust_type",
+    "title": "Type at a position",
+    "description": (
+        "The type, signature and documentation of what is at a position in a Rust file "
+        "(rust-analyzer's hover): the type of a variable or expression, the signature of a function "
+        "or method, the definition of a type. Use it instead of guessing a type or reading the "
+        "standard library's source. " + POSITION_NOTE + " " + PATH_NOTE
+    ),
+    "inputSchema": _schema(
+        {"file": _FILE, "line": _LINE, "character": _CHARACTER, "content": _CONTENT},
+        ["file", "line", "character"],
+    ),
+    "annotations": _annotations("Type at a position"),
+}
+
+RUST_COMPLETE: dict[str, Any] = {
+    "name": "rust_complete",
+    "title": "Completions at a position",
+    "description": (
+        "What may be written at a position in a Rust file: rust-analyzer's completions (methods, "
+        "fields, functions, types, keywords) with their kind and type, filtered by `prefix` and capped "
+        "at `max` (default 50). Entries that would put a panic into domain code (unwrap/expect on an "
+        "Option or Result outside tests) are marked unsafe: prefer the alternatives. To ask what a "
+        "value offers, pass `content` with the line ending in `value.` and the position just after "
+        "the dot. " + POSITION_NOTE + " " + PATH_NOTE
+    ),
+    "inputSchema": _schema(
+        {
+            "file": _FILE,
+            "line": _LINE,
+            "character": _CHARACTER,
+            "prefix": {
+                "type": "string",
+                "description": "Keep only entries whose name starts with this text.",
+            },
+            "max": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "At most this many entries (default 50).",
+            },
+            "content": _CONTENT,
+        },
+        ["file", "line", "character"],
+    ),
+    "annotations": _annotations("Completions at a position"),
+}
+
+RUST_SCOPE: dict[str, Any] = {
+    "name": "rust_scope",
+    "title": "Scope of a position",
+    "description": (
+        "What a Rust file can use at a position (default: the file's top level): the names in scope "
+        "with their kind and type, the file's module path, the seam file that makes it public (the "
+        "enclosing lib.rs or mod.rs), and the seam's branded newtypes (pub tuple structs with one "
+        "private field, such as `pub struct OrderId(u64)`). Use the newtypes in signatures instead of "
+        "raw integers or strings. Call it before writing new code in a file. "
+        + POSITION_NOTE + " " + PATH_NOTE
+    ),
+    "inputSchema": _schema({"file": _FILE, "line": _LINE, "character": _CHARACTER}, ["file"]),
+    "annotations": _annotations("Scope of a position"),
+}
+
+RUST_UPDATE: dict[str, Any] = {
+    "name": "rust_update",
+    "title": "Set or clear an unsaved file",
+    "description": (
+        "Give the analyzer an unsaved version of a file (an overlay), so that every following "
+        "rust_validate, rust_type, rust_complete and rust_scope call sees it, in this file and in the "
+        "files that use it: for a change across several files before any is written. `content: null` "
+        "drops the overlay and the analyzer reads the file on disk again. The file on disk is never "
+        "written. " + PATH_NOTE
+    ),
+    "inputSchema": _schema(
+        {
+            "file": _FILE,
+            "content": {
+                "type": ["string", "null"],
+                "description": "The file's full new text, or null to drop the overlay.",
+            },
+        },
+        ["file", "content"],
+    ),
+    "annotations": _annotations("Set or clear an unsaved file", read_only=False),
+}
+
+RUST_CHECK: dict[str, Any] = {
+    "name": "rust_check",
+    "title": "Policy gate",
+    "description": (
+        "Run the project's policy gate (conform.toml) over the crate, or over the given files and "
+        "directories, as CI runs it: findings not in the committed baseline fail the gate and come "
+        "back as an error result with advice on each fix; baselined findings are listed but pass. "
+        "Reads the files on disk (not unsaved overlays) and needs no rust-analyzer. Call it before "
+        "you declare a change done. " + PATH_NOTE
+    ),
+    "inputSchema": _schema(
+        {
+            "paths": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Files or directories to check; default: the whole project.",
+            }
+        },
+        [],
+    ),
+    "annotations": _annotations("Policy gate"),
+}
+
+DESCRIPTORS: dict[str, dict[str, Any]] = {
+    d["name"]: d for d in (RUST_VALIDATE, RUST_TYPE, RUST_COMPLETE, RUST_SCOPE, RUST_UPDATE, RUST_CHECK)
+}
+
+INSTRUCTIONS = (
+    "Rust analysis for one Cargo project, backed by one warm rust-analyzer and the project's policy "
+    "(conform.toml). Validate every Rust file you edit with rust_validate; ask rust_type and "
+    "rust_complete instead of guessing types or APIs; call rust_scope before writing into a file to "
+    "learn its module and the newtypes to use; run rust_check before you call a change done. "
+    + POSITION_NOTE + " " + PATH_NOTE + " The first call starts the analyzer, which takes some seconds "
+    "to index the project."
+)
+
+__all__ = [
+    "DESCRIPTORS",
+    "INSTRUCTIONS",
+    "PATH_NOTE",
+    "POSITION_NOTE",
+    "RUST_CHECK",
+    "RUST_COMPLETE",
+    "RUST_SCOPE",
+    "RUST_TYPE",
+    "RUST_UPDATE",
+    "RUST_VALIDATE",
+]

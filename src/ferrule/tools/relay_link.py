@@ -1,0 +1,129 @@
+"""The server's one relay session: started by the first call that needs it, shared by every tool.
+
+The analyzer takes seconds to index a project, so the server starts it lazily (a host that only lists
+tools never pays for it) and keeps it warm for the life of the process. While it indexes, the relay's
+progress reaches whichever call is waiting, as MCP progress. A dead analyzer answers `oracle-crashed`;
+the relay respawns it on its next op, so the call is retried once, and only a second failure reaches
+the agent.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from ferrule.relay.errors import OracleCrashed, RelayError
+
+# progress(done, total, message): the MCP layer's reporter for the call in flight.
+ProgressReporter = Callable[[float, "float | None", "str | None"], None]
+
+
+class RelayCaller(Protocol):
+    def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+SessionFactory = Callable[..., RelayCaller]
+
+
+@dataclass
+class Outcome:
+    """One op's answer: its result, or the relay error, and whether the call was retried."""
+
+    result: dict[str, Any] | None = None
+    error: RelayError | None = None
+    retried: bool = False
+    seconds: float = 0.0
+
+
+def _sync_session(root: Path, *, analyzer: str | None, on_progress: Callable[..., None]) -> RelayCaller:
+    from ferrule.relay.sync import SyncSession
+
+    return SyncSession(root, analyzer=analyzer, on_progress=on_progress)
+
+
+class SharedRelay:
+    """A lazily started relay session with crash retry and progress forwarding."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        analyzer: str | None = None,
+        session_factory: SessionFactory | None = None,
+    ) -> None:
+        self.root = Path(root)
+        self.analyzer = analyzer
+        self._factory = session_factory or _sync_session
+        self._session: RelayCaller | None = None
+        self._lock = threading.Lock()
+        self._reporter: ProgressReporter | None = None
+        self._progress_sent = 0
+        self.started_at: float | None = None
+        self.crashes = 0
+
+    @property
+    def started(self) -> bool:
+        return self._session is not None
+
+    def call(self, op: str, params: dict[str, Any], *, progress: ProgressReporter | None = None) -> Outcome:
+        """Run one op; an `oracle-crashed` answer is retried once (the relay respawns the analyzer)."""
+        begin = time.perf_counter()
+        with self._lock:
+            self._reporter = progress
+            self._progress_sent = 0
+            try:
+                outcome = self._call_retrying(op, params)
+            finally:
+                self._reporter = None
+        outcome.seconds = time.perf_counter() - begin
+        return outcome
+
+    def _call_retrying(self, op: str, params: dict[str, Any]) -> Outcome:
+        try:
+            return Outcome(result=self._ensure().call(op, params))
+        except OracleCrashed:
+            self.crashes += 1
+        except RelayError as error:
+            return Outcome(error=error)
+        try:
+            return Outcome(result=self._ensure().call(op, params), retried=True)
+        except RelayError as error:
+            return Outcome(error=error, retried=True)
+
+    def _ensure(self) -> RelayCaller:
+        if self._session is None:
+            self._session = self._factory(self.root, analyzer=self.analyzer, on_progress=self._on_progress)
+            self.started_at = time.monotonic()
+        return self._session
+
+    def _on_progress(self, message: str, percentage: int | None = None) -> None:
+        # Called on the relay's own thread while the analyzer indexes. MCP progress must grow with every
+        # notification, and the analyzer's percentages restart with each phase, so the count of
+        # notifications is the progress and the analyzer's own figure goes into the message.
+        reporter = self._reporter
+        if reporter is None:
+            return
+        self._progress_sent += 1
+        text = f"rust-analyzer: {message}" if message else "rust-analyzer is indexing"
+        if percentage is not None:
+            text += f" ({percentage}%)"
+        try:
+            reporter(self._progress_sent, None, text)
+        except Exception:  # a progress note must never fail the op it reports on
+            pass
+
+    def close(self) -> None:
+        """Shut the analyzer down (LSP shutdown/exit, kill as the backstop); safe to call twice."""
+        with self._lock:
+            session, self._session = self._session, None
+        if session is not None:
+            session.close()
+
+
+__all__ = ["Outcome", "ProgressReporter", "RelayCaller", "SessionFactory", "SharedRelay"]

@@ -1,0 +1,1 @@
+"""Fixtures of the Rust MCP server's tests."""

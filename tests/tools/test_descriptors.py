@@ -1,0 +1,44 @@
+"""The descriptors are what an agent reads: valid schemas, and the conventions said in every one."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS
+
+POSITIONAL = ("rust_type", "rust_complete", "rust_scope")
+
+
+def test_the_six_tools():
+    assert sorted(DESCRIPTORS) == ["rust_check", "rust_complete", "rust_scope", "rust_type", "rust_update",
+                                   "rust_validate"]
+
+
+@pytest.mark.parametrize("name", sorted(DESCRIPTORS))
+def test_descriptor_is_a_valid_mcp_tool(name):
+    descriptor = DESCRIPTORS[name]
+    assert descriptor["name"] == name
+    schema = descriptor["inputSchema"]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object"
+    assert set(schema["required"]) <= set(schema["properties"])
+    assert len(descriptor["description"]) > 200, "an agent decides from the description alone"
+
+
+@pytest.mark.parametrize("name", POSITIONAL)
+def test_positional_tools_state_the_position_convention(name):
+    descriptor = DESCRIPTORS[name]
+    assert "1-based" in descriptor["description"] and "0-based" in descriptor["description"]
+    assert "UTF-8" in descriptor["description"]
+    assert "1-based" in descriptor["inputSchema"]["properties"]["line"]["description"]
+    assert "UTF-8" in descriptor["inputSchema"]["properties"]["character"]["description"]
+
+
+@pytest.mark.parametrize("name", sorted(DESCRIPTORS))
+def test_every_tool_says_paths_are_root_relative(name):
+    assert "relative to the project root" in DESCRIPTORS[name]["description"]
+
+
+def test_instructions_state_both_conventions():
+    assert "1-based" in INSTRUCTIONS and "relative to the project root" in INSTRUCTIONS

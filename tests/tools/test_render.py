@@ -1,0 +1,123 @@
+"""The readable reports: every diagnostic, finding and piece of advice shown; positions as sent."""
+
+from __future__ import annotations
+
+from ferrule.tools import render
+
+VALIDATE_RESULT = {
+    "diagnostics": [
+        {"code": "unused_variables", "category": "warning", "message": "unused variable: `x`", "line": 3, "character": 8},
+        {"code": "E0308", "category": "error", "message": "expected u64, found u32", "line": 15, "character": 21},
+    ],
+    "facts": [{"kind": "fn", "name": "a"}, {"kind": "fn", "name": "b"}, {"kind": "struct", "name": "C"}],
+    "markers": [],
+    "conform_findings": [
+        {"rule": "unwrap-in-domain", "message": "`.unwrap()` in domain code", "line": 14, "baselined": False},
+        {"rule": "env-outside-roots", "message": "std::env read outside env_roots", "line": 21, "baselined": True},
+    ],
+    "advice": ["GUIDE §6: return a Result instead of unwrapping", "GUIDE R-001: read the environment in config"],
+    "degraded": False,
+}
+
+
+def test_validate_report_leads_with_counts_and_lists_everything():
+    text = render.render_validate(VALIDATE_RESULT, {"file": "src/orders/pricing.rs"})
+    first = text.splitlines()[0]
+    assert first == "src/orders/pricing.rs: 1 error, 1 warning; 2 policy findings (1 new, 1 baselined)"
+    # Diagnostics in line order, each with line:character, severity and code.
+    assert "  3:8 warning[unused_variables]: unused variable: `x`" in text
+    assert "  15:21 error[E0308]: expected u64, found u32" in text
+    assert text.index("3:8 warning") < text.index("15:21 error")
+    assert "  14 unwrap-in-domain: `.unwrap()` in domain code" in text
+    assert "  21 env-outside-roots (baselined): std::env read outside env_roots" in text
+    for advice in VALIDATE_RESULT["advice"]:
+        assert f"  - {advice}" in text
+    assert "facts: 3 items (2 fn, 1 struct)" in text
+    assert "degraded" not in text
+
+
+def test_validate_clean_file_and_degraded_note():
+    text = render.render_validate({"diagnostics": [], "conform_findings": [], "advice": [], "degraded": True},
+                                  {"file": "src/lib.rs", "content": "fn main() {}"})
+    assert text.startswith("src/lib.rs (text passed in `content`): clean: no diagnostics, no policy findings")
+    assert "note: degraded" in text
+
+
+def test_validate_multiline_message_is_indented_under_its_head():
+    result = {"diagnostics": [{"code": None, "category": "error", "message": "first\nsecond", "line": 1,
+                               "character": 0}]}
+    lines = render.render_validate(result, {"file": "a.rs"}).splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("  1:0 error: first"))
+    assert lines[head + 1].strip() == "second"
+    assert lines[head + 1].startswith(" " * len("  1:0 error: "))
+
+
+def test_type_report_shows_display_then_documentation():
+    text = render.render_type({"display": "pub fn get(&self) -> u64", "documentation": "The raw id."},
+                              {"file": "src/lib.rs", "line": 4, "character": 9})
+    assert text.splitlines() == ["src/lib.rs 4:9:", "  pub fn get(&self) -> u64", "", "  The raw id."]
+
+
+def test_type_report_says_when_nothing_is_there():
+    text = render.render_type({"display": "", "documentation": ""}, {"file": "src/lib.rs", "line": 1, "character": 0})
+    assert text.startswith("src/lib.rs 1:0: nothing there")
+
+
+def test_complete_report_aligns_columns_and_marks_unsafe_entries():
+    result = {"entries": [
+        {"name": "unwrap", "kind": "method", "type_text": "fn(self) -> u32", "unsafe": True},
+        {"name": "unwrap_or", "kind": "method", "type_text": "fn(self, u32) -> u32", "unsafe": False},
+    ]}
+    lines = render.render_complete(result, {"file": "src/a.rs", "line": 3, "character": 7, "prefix": "unw"})
+    lines = lines.splitlines()
+    assert lines[0] == "src/a.rs 3:7: 2 completions starting with 'unw'; 1 marked unsafe (would panic in domain code)"
+    assert lines[1].startswith("  unwrap     method  fn(self) -> u32")
+    assert "UNSAFE" in lines[1] and "UNSAFE" not in lines[2]
+    assert lines[2] == "  unwrap_or  method  fn(self, u32) -> u32"
+
+
+def test_complete_report_cuts_long_types_and_says_when_empty():
+    long_type = "impl Iterator<Item = " + "Vec<u8>, " * 20 + ">"
+    text = render.render_complete({"entries": [{"name": "it", "kind": "function", "type_text": long_type}]},
+                                  {"file": "a.rs", "line": 1, "character": 0})
+    assert len(text.splitlines()[1]) < 120 and text.splitlines()[1].endswith("...")
+    assert render.render_complete({"entries": []}, {"file": "a.rs", "line": 1, "character": 0,
+                                                    "prefix": "zz"}) == "a.rs 1:0: no completions starting with 'zz'"
+
+
+def test_scope_report_names_module_seam_newtypes_and_symbols():
+    result = {
+        "symbols": [{"name": "OrderId", "kind": "struct", "type_text": "OrderId"},
+                    {"name": "unit_price", "kind": "function", "type_text": "fn(&str) -> Option<u32>"}],
+        "cell": "orders::pricing",
+        "seam_file": "src/orders/mod.rs",
+        "branded": [{"name": "OrderId", "seam": "src/orders/mod.rs", "heuristic": True}],
+    }
+    text = render.render_scope(result, {"file": "src/orders/pricing.rs"})
+    lines = text.splitlines()
+    assert lines[0] == "src/orders/pricing.rs: module orders::pricing, seam file src/orders/mod.rs"
+    assert "  OrderId (seam src/orders/mod.rs, heuristic)" in lines
+    assert "2 names in scope at top level:" in lines
+    assert any(line.startswith("  unit_price  function  fn(&str) -> Option<u32>") for line in lines)
+
+
+def test_scope_report_at_a_position_without_symbols():
+    text = render.render_scope({"symbols": [], "cell": "", "seam_file": None, "branded": []},
+                               {"file": "src/lib.rs", "line": 2, "character": 4})
+    assert text.splitlines()[0] == "src/lib.rs: module (crate root), seam file (none)"
+    assert text.splitlines()[-1] == "no names in scope at 2:4"
+
+
+def test_update_report_set_and_dropped():
+    assert "overlay set (version 3)" in render.render_update({"version": 3}, {"file": "a.rs", "content": "x"})
+    assert "overlay dropped" in render.render_update({"version": 4}, {"file": "a.rs", "content": None})
+
+
+def test_error_report_carries_kind_message_and_recipe():
+    error = {"kind": "rust-analyzer-missing", "message": "no rust-analyzer found",
+             "recipe": "rustup component add rust-analyzer"}
+    text = render.render_error(error, tool="rust_type")
+    assert text.splitlines() == ["rust_type failed: rust-analyzer-missing: no rust-analyzer found",
+                                 "fix: rustup component add rust-analyzer"]
+    retried = render.render_error({"kind": "oracle-crashed", "message": "died", "recipe": ""}, retried=True)
+    assert "respawned and the call retried once" in retried and "fix:" not in retried
