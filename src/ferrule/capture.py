@@ -1,0 +1,39 @@
+"""The stderr capture guard and the process's other raw-descriptor work (MCP-CORE section 4).
+
+Chooses the compiled twin (`ferrule._capture`) unless `FERRULE_NO_EXTENSIONS` is set or this is not
+CPython, and falls back to the pure-Python twin (`ferrule._capture_py`) when it is not built.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from ._capture_shared import CaptureBusy, Captured, private_stdout, stdin_from_devnull
+
+NO_EXTENSIONS = bool(os.environ.get("FERRULE_NO_EXTENSIONS")) or sys.implementation.name != "cpython"
+
+if TYPE_CHECKING or NO_EXTENSIONS:
+    from ._capture_py import StderrCapture, capture_stderr
+
+    IMPLEMENTATION = "python"
+else:
+    try:
+        from ._capture import StderrCapture, capture_stderr
+
+        IMPLEMENTATION = "c"
+    except ImportError:
+        from ._capture_py import StderrCapture, capture_stderr
+
+        IMPLEMENTATION = "python"
+
+__all__ = [
+    "IMPLEMENTATION",
+    "CaptureBusy",
+    "Captured",
+    "StderrCapture",
+    "capture_stderr",
+    "private_stdout",
+    "stdin_from_devnull",
+]

@@ -1,0 +1,63 @@
+"""Fixtures for the capture guard: both twins, and fds 0/2 the tests own."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from ferrule import capture
+
+TWINS = ["c", "python"]
+
+
+def load_twin(name: str) -> ModuleType:
+    """The twin's module; the compiled one must load unless extensions are switched off."""
+    if name == "python":
+        return importlib.import_module("ferrule._capture_py")
+    if capture.NO_EXTENSIONS:
+        pytest.skip("compiled modules switched off (FERRULE_NO_EXTENSIONS or not CPython)")
+    return importlib.import_module("ferrule._capture")
+
+
+@pytest.fixture(params=TWINS)
+def twin(request: pytest.FixtureRequest) -> ModuleType:
+    return load_twin(request.param)
+
+
+@pytest.fixture
+def capture_stderr(twin: ModuleType):
+    return twin.capture_stderr
+
+
+@pytest.fixture
+def all_twins() -> list[ModuleType]:
+    names = ["python"] if capture.NO_EXTENSIONS else TWINS
+    return [load_twin(name) for name in names]
+
+
+@contextmanager
+def _stderr_to_file(path: Path) -> Iterator[Path]:
+    saved = os.dup(2)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        os.dup2(fd, 2)
+        os.close(fd)
+        yield path
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+@pytest.fixture
+def own_stderr(tmp_path: Path):
+    """`with own_stderr() as path:` points fd 2 at a file of the test's own for the block.
+
+    Used inside the test body: pytest re-points fd 2 at its own file when the call phase starts.
+    """
+    return lambda: _stderr_to_file(tmp_path / "original-stderr")
