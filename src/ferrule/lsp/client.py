@@ -1,0 +1,433 @@
+"""An asyncio LSP client over a child process's pipes.
+
+The child's stdout arrives through a raw `SubprocessProtocol` (no StreamReader): each chunk goes to
+`ferrule.fastframe.LspFramer`, every body is decoded with orjson and dispatched synchronously, and a
+response resolves its request's future in place. Requests carry integer ids; a timer per timed request
+sends `$/cancelRequest` when the budget runs out. Server-to-client requests get answers from a handler
+table; `$/progress`, `experimental/serverStatus` and `textDocument/publishDiagnostics` are tracked.
+When the child dies or closes stdout, every pending request fails with `ServerExited`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from ferrule.fastframe import FrameError, LspFramer, encode_lsp
+from ferrule.lsp.errors import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    RequestTimeout,
+    ResponseError,
+    ServerExited,
+)
+
+ProgressCallback = Callable[[str, "int | None"], None]
+RequestHandler = Callable[[Any], Any]
+NotificationHandler = Callable[[Any], None]
+
+_STDERR_TAIL_BYTES = 16 * 1024
+
+
+class _Pipes(asyncio.SubprocessProtocol):
+    """Routes the child's output to the client without buffering through streams."""
+
+    __slots__ = ("client",)
+
+    def __init__(self, client: LspClient) -> None:
+        self.client = client
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd == 1:
+            self.client._on_stdout(data)
+        else:
+            self.client._on_stderr(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self.client._on_closed("server output closed")
+
+    def process_exited(self) -> None:
+        self.client._on_exited()
+
+
+class Progress:
+    """One `$/progress` token's latest state."""
+
+    __slots__ = ("title", "message", "percentage")
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.message: str | None = None
+        self.percentage: int | None = None
+
+    def text(self) -> str:
+        return f"{self.title}: {self.message}" if self.message else self.title
+
+
+class LspClient:
+    """One language server process and the JSON-RPC conversation with it.
+
+    Create with `await LspClient.spawn(argv, cwd=...)`, then `await client.initialize(...)`.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._framer = LspFramer()
+        self._loads = orjson.loads
+        self._dumps = orjson.dumps
+        self._encode = encode_lsp
+        self._pending: dict[int, tuple[asyncio.Future[Any], str]] = {}
+        self._next_id = 1
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._stdin: asyncio.WriteTransport | None = None
+        self._stderr = collections.deque[bytes]()
+        self._stderr_size = 0
+        self._closed: ServerExited | None = None
+        self._exited = self._loop.create_future()
+        self.pid: int | None = None
+        self.returncode: int | None = None
+        # what the server told us
+        self.capabilities: dict[str, Any] = {}
+        self.server_info: dict[str, Any] = {}
+        self.position_encoding = "utf-16"
+        self.status: dict[str, Any] = {}
+        self.progress: dict[Any, Progress] = {}
+        self.diagnostics: dict[str, tuple[int | None, list[dict[str, Any]]]] = {}
+        self._quiescent_waiters: list[asyncio.Future[bool]] = []
+        self._diagnostic_waiters: dict[str, list[tuple[int | None, asyncio.Future[None]]]] = {}
+        # hooks
+        self.on_progress: ProgressCallback | None = None
+        self.configuration: Callable[[dict[str, Any]], Any] = lambda item: None
+        self.request_handlers: dict[str, RequestHandler] = {
+            "workspace/configuration": self._answer_configuration,
+            "window/workDoneProgress/create": _null,
+            "client/registerCapability": _null,
+            "client/unregisterCapability": _null,
+            "window/showMessageRequest": _null,
+            "window/showDocument": lambda params: {"success": False},
+            "workspace/applyEdit": lambda params: {"applied": False, "failureReason": "read-only client"},
+            "workspace/semanticTokens/refresh": _null,
+            "workspace/inlayHint/refresh": _null,
+            "workspace/codeLens/refresh": _null,
+            "workspace/diagnostic/refresh": _null,
+        }
+        self.notification_handlers: dict[str, NotificationHandler] = {
+            "$/progress": self._on_progress,
+            "experimental/serverStatus": self._on_server_status,
+            "textDocument/publishDiagnostics": self._on_diagnostics,
+        }
+
+    # ---- process -------------------------------------------------------------------------------
+
+    @classmethod
+    async def spawn(
+        cls,
+        argv: Sequence[str],
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> LspClient:
+        client = cls()
+        loop = client._loop
+        transport, _ = await loop.subprocess_exec(
+            lambda: _Pipes(client),
+            *argv,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # a terminal's Ctrl-C reaches us, not the server mid-write
+        )
+        client._transport = transport
+        client._stdin = transport.get_pipe_transport(0)  # type: ignore[assignment]
+        client.pid = transport.get_pid()
+        return client
+
+    @property
+    def alive(self) -> bool:
+        return self._closed is None
+
+    @property
+    def exited(self) -> asyncio.Future[int | None]:
+        """Resolves with the return code once the process has exited and been reaped."""
+        return self._exited
+
+    def stderr_tail(self) -> str:
+        return b"".join(self._stderr).decode("utf-8", "replace")
+
+    def _on_stderr(self, data: bytes) -> None:
+        self._stderr.append(data)
+        self._stderr_size += len(data)
+        while self._stderr_size > _STDERR_TAIL_BYTES and len(self._stderr) > 1:
+            self._stderr_size -= len(self._stderr.popleft())
+
+    def _on_closed(self, reason: str) -> None:
+        if self._closed is not None:
+            return
+        self._closed = ServerExited(self.returncode, self.stderr_tail(), reason)
+        pending, self._pending = self._pending, {}
+        for future, _ in pending.values():
+            if not future.done():
+                future.set_exception(self._closed)
+        for waiter in self._quiescent_waiters:
+            if not waiter.done():
+                waiter.set_exception(self._closed)
+        self._quiescent_waiters.clear()
+        for waiters in self._diagnostic_waiters.values():
+            for _, waiter in waiters:
+                if not waiter.done():
+                    waiter.set_exception(self._closed)
+        self._diagnostic_waiters.clear()
+
+    def _on_exited(self) -> None:
+        assert self._transport is not None
+        self.returncode = self._transport.get_returncode()
+        self._on_closed(f"server exited with status {self.returncode}")
+        if not self._exited.done():
+            self._exited.set_result(self.returncode)
+
+    def _raise_if_closed(self) -> None:
+        if self._closed is not None:
+            raise ServerExited(self.returncode, self._closed.stderr_tail, str(self._closed).split(";")[0])
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self._raise_if_closed()
+        assert self._stdin is not None
+        self._stdin.write(self._encode(self._dumps(message)))
+
+    def notify(self, method: str, params: Any = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self._send(message)
+
+    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
+        """Send a request and await its result; `ResponseError`, `ServerExited` or `RequestTimeout`."""
+        self._raise_if_closed()
+        request_id = self._next_id
+        self._next_id = request_id + 1
+        future: asyncio.Future[Any] = self._loop.create_future()
+        self._pending[request_id] = (future, method)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        assert self._stdin is not None
+        self._stdin.write(self._encode(self._dumps(message)))
+        timer = None
+        if timeout is not None:
+            timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._abandon(request_id)
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def _expire(self, request_id: int, method: str, timeout: float) -> None:
+        entry = self._pending.get(request_id)
+        if entry is not None and not entry[0].done():
+            self._abandon(request_id)
+            entry[0].set_exception(RequestTimeout(method, timeout))
+
+    def _abandon(self, request_id: int) -> None:
+        """Forget a request and tell the server it may stop working on it."""
+        if self._pending.pop(request_id, None) is not None and self._closed is None:
+            self.notify("$/cancelRequest", {"id": request_id})
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending)
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def _on_stdout(self, data: bytes) -> None:
+        try:
+            bodies = self._framer.feed(data)
+        except FrameError as error:  # a garbled header: keep what came before it, resync after
+            bodies = error.bodies
+        loads = self._loads
+        for body in bodies:
+            try:
+                message = loads(body)
+            except orjson.JSONDecodeError:
+                continue
+            if type(message) is not dict:
+                continue
+            method = message.get("method")
+            if method is None:
+                self._on_response(message)
+            elif "id" in message:
+                self._on_server_request(message["id"], method, message.get("params"))
+            else:
+                handler = self.notification_handlers.get(method)
+                if handler is not None:
+                    handler(message.get("params"))
+
+    def _on_response(self, message: dict[str, Any]) -> None:
+        entry = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+        if entry is None:
+            return  # answered after a timeout or a cancel
+        future, method = entry
+        if future.done():
+            return
+        error = message.get("error")
+        if error is None:
+            future.set_result(message.get("result"))
+        else:
+            future.set_exception(
+                ResponseError(method, int(error.get("code", 0)), str(error.get("message", "")), error.get("data"))
+            )
+
+    def _on_server_request(self, request_id: Any, method: str, params: Any) -> None:
+        handler = self.request_handlers.get(method)
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
+        if handler is None:
+            reply["error"] = {"code": METHOD_NOT_FOUND, "message": f"unhandled method {method}"}
+        else:
+            try:
+                reply["result"] = handler(params)
+            except Exception as error:  # an answer is owed whatever happens
+                reply["error"] = {"code": INTERNAL_ERROR, "message": f"{type(error).__name__}: {error}"}
+        if self._closed is None:
+            self._send(reply)
+
+    def _answer_configuration(self, params: Any) -> list[Any]:
+        items = (params or {}).get("items") or []
+        return [self.configuration(item) for item in items]
+
+    def _on_progress(self, params: Any) -> None:
+        token = params.get("token")
+        value = params.get("value") or {}
+        kind = value.get("kind")
+        if kind == "begin":
+            state = self.progress[token] = Progress(str(value.get("title", "")))
+        elif kind == "end":
+            self.progress.pop(token, None)
+            return
+        else:
+            state = self.progress.get(token) or self.progress.setdefault(token, Progress(str(token)))
+        if "message" in value:
+            state.message = value.get("message")
+        if "percentage" in value:
+            state.percentage = value.get("percentage")
+        if self.on_progress is not None:
+            self.on_progress(state.text(), state.percentage)
+
+    def _on_server_status(self, params: Any) -> None:
+        self.status = params or {}
+        if self.status.get("quiescent"):
+            waiters, self._quiescent_waiters = self._quiescent_waiters, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(True)
+
+    def _on_diagnostics(self, params: Any) -> None:
+        uri = params.get("uri")
+        version = params.get("version")
+        self.diagnostics[uri] = (version, params.get("diagnostics") or [])
+        waiters = self._diagnostic_waiters.get(uri)
+        if not waiters:
+            return
+        keep = []
+        for wanted, waiter in waiters:
+            if waiter.done():
+                continue
+            if wanted is None or version is None or version >= wanted:
+                waiter.set_result(None)
+            else:
+                keep.append((wanted, waiter))
+        if keep:
+            self._diagnostic_waiters[uri] = keep
+        else:
+            del self._diagnostic_waiters[uri]
+
+    # ---- waiting on server state ---------------------------------------------------------------
+
+    @property
+    def quiescent(self) -> bool:
+        return bool(self.status.get("quiescent"))
+
+    async def wait_quiescent(self, timeout: float | None) -> bool:
+        """True once `experimental/serverStatus` says quiescent, False when `timeout` passes first."""
+        self._raise_if_closed()
+        if self.quiescent:
+            return True
+        waiter: asyncio.Future[bool] = self._loop.create_future()
+        self._quiescent_waiters.append(waiter)
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter), timeout)
+        except asyncio.TimeoutError:
+            return False
+
+    async def wait_diagnostics(self, uri: str, version: int | None, timeout: float | None) -> list[dict[str, Any]]:
+        """The pushed diagnostics of `uri` for `version` (or later); `RequestTimeout` when none come."""
+        self._raise_if_closed()
+        known = self.diagnostics.get(uri)
+        if known is not None and (version is None or (known[0] is not None and known[0] >= version)):
+            return known[1]
+        waiter: asyncio.Future[None] = self._loop.create_future()
+        self._diagnostic_waiters.setdefault(uri, []).append((version, waiter))
+        try:
+            await asyncio.wait_for(waiter, timeout)
+        except asyncio.TimeoutError:
+            raise RequestTimeout("textDocument/publishDiagnostics", timeout or 0.0) from None
+        return self.diagnostics[uri][1]
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+
+    async def initialize(self, params: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """`initialize` then `initialized`; records capabilities and the negotiated position encoding."""
+        result = await self.request("initialize", params, timeout=timeout) or {}
+        self.capabilities = result.get("capabilities") or {}
+        self.server_info = result.get("serverInfo") or {}
+        self.position_encoding = self.capabilities.get("positionEncoding") or "utf-16"
+        self.notify("initialized", {})
+        return result
+
+    async def shutdown(self, timeout: float = 2.0) -> int | None:
+        """The shutdown/exit dance, then SIGKILL if the server lingers; always reaps the child."""
+        if self._closed is None:
+            with contextlib.suppress(Exception):
+                await self.request("shutdown", None, timeout=timeout)
+                self.notify("exit")
+        if not self._exited.done():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._exited), timeout)
+        if not self._exited.done():
+            self.kill()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._exited), 5.0)
+        if self._transport is not None:
+            self._transport.close()
+        return self.returncode
+
+    def kill(self) -> None:
+        """SIGKILL the server (its process group, so helpers it spawned go too)."""
+        if self._transport is None or self._exited.done():
+            return
+        # One signal only: Popen.send_signal polls first and could reap the child under the watcher.
+        try:
+            os.killpg(self._transport.get_pid(), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            with contextlib.suppress(ProcessLookupError):
+                self._transport.kill()
+
+    async def aclose(self) -> None:
+        await self.shutdown()
+
+
+def _null(params: Any) -> None:
+    return None

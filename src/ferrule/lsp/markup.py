@@ -1,0 +1,93 @@
+"""Hover contents (MarkupContent, MarkedString or a list of them) to plain text."""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_RULE = re.compile(r"^\s*(---+|\*\*\*+|___+)\s*$")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_BARE_REF = re.compile(r"\[(`?[^\]\[]+`?)\](?!\()")
+_LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+_CODE_SPAN = re.compile(r"`([^`]*)`")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|])")
+
+
+def hover_markdown(contents: object) -> str:
+    """Flatten any LSP hover `contents` shape to one markdown string."""
+    if contents is None:
+        return ""
+    if isinstance(contents, str):
+        return contents
+    if isinstance(contents, dict):
+        value = contents.get("value", "")
+        if "language" in contents:  # MarkedString {language, value}
+            return f"```{contents['language']}\n{value}\n```"
+        return str(value)
+    if isinstance(contents, list):
+        return "\n\n".join(hover_markdown(part) for part in contents)
+    return str(contents)
+
+
+def split_hover(markdown: str) -> tuple[str, str]:
+    """(display, documentation): the signature code block(s) before the first rule, and the prose after.
+
+    rust-analyzer writes `container path` block, `signature` block, `---`, docs; the display is the
+    last code block of the header (the signature), the documentation everything after the rule.
+    """
+    blocks: list[list[str]] = []
+    prose_head: list[str] = []
+    rest: list[str] = []
+    in_code = False
+    header_done = False
+    for line in markdown.split("\n"):
+        if header_done:
+            rest.append(line)
+            continue
+        if _FENCE.match(line):
+            in_code = not in_code
+            if in_code:
+                blocks.append([])
+            continue
+        if in_code:
+            blocks[-1].append(line)
+        elif _RULE.match(line):
+            header_done = True
+        elif line.strip():
+            prose_head.append(line)
+    if in_code and not header_done:
+        pass  # an unterminated fence: its lines are already collected
+    display = "\n".join(blocks[-1]).strip() if blocks else ""
+    if not display and prose_head:  # plain-text hover without code
+        display, prose_head = markdown_to_text("\n".join(prose_head)), []
+    documentation = markdown_to_text("\n".join(prose_head + rest))
+    return display, documentation
+
+
+def markdown_to_text(markdown: str) -> str:
+    """Strip markdown syntax, keeping code block contents and link texts."""
+    out: list[str] = []
+    in_code = False
+    for line in markdown.split("\n"):
+        if _FENCE.match(line):
+            in_code = not in_code
+            continue
+        if in_code:
+            out.append(line)
+            continue
+        if _RULE.match(line) or _LINK_DEF.match(line):
+            out.append("")
+            continue
+        line = _HEADING.sub("", line)
+        line = _LINK.sub(r"\1", line)
+        line = _REF_LINK.sub(r"\1", line)
+        line = _BARE_REF.sub(r"\1", line)
+        line = _CODE_SPAN.sub(r"\1", line)
+        line = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3), line)
+        line = _ESCAPE.sub(r"\1", line)
+        out.append(line.rstrip())
+    text = "\n".join(out)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()

@@ -1,0 +1,166 @@
+"""A scripted language server for the client's unit tests: LSP over stdin/stdout, no analysis.
+
+Requests it understands (besides initialize/shutdown):
+  test/echo {..}            -> the params back
+  test/delay {ms, value}    -> value after ms milliseconds; a $/cancelRequest first -> RequestCancelled
+  test/fail {code, message} -> that JSON-RPC error
+  test/crash {status}       -> exits at once with that status
+  test/burst {n}            -> n `test/tick` notifications, then the answer n, all in one write
+  test/ask {method, params} -> asks the client that request, answers with the client's reply
+  test/publish {uri, version, message} -> a publishDiagnostics push, then null
+  test/status {quiescent}   -> an experimental/serverStatus notification, then null
+Environment: FAKE_ENCODINGS (comma list the server accepts, first offered match wins; default utf-16),
+FAKE_IGNORE_SHUTDOWN=1 (never answer shutdown, ignore exit), FAKE_STDERR (text written to stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+
+out = sys.stdout.buffer
+lock = threading.Lock()
+cancelled: set[int] = set()
+waiting: dict[int, threading.Event] = {}
+client_replies: dict[int, object] = {}
+next_id = [1000]
+
+
+def send(message: dict) -> None:
+    body = json.dumps(message).encode()
+    with lock:
+        out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        out.flush()
+
+
+def read_message() -> dict | None:
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if not line:
+            break
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length))
+
+
+def answer(request_id, result=None, error=None) -> None:
+    message = {"jsonrpc": "2.0", "id": request_id}
+    if error is not None:
+        message["error"] = error
+    else:
+        message["result"] = result
+    send(message)
+
+
+def start_up() -> None:
+    """What rust-analyzer does after `initialized`: create a progress token, ask config, report."""
+    ask("window/workDoneProgress/create", {"token": "load"})
+    config = ask("workspace/configuration", {"items": [{"section": "fake"}]})
+    send({"jsonrpc": "2.0", "method": "test/configured", "params": {"config": config}})
+    send({"jsonrpc": "2.0", "method": "experimental/serverStatus", "params": {"health": "ok", "quiescent": False}})
+    send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": {"kind": "begin", "title": "Indexing", "percentage": 0}}})
+    send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": {"kind": "report", "message": "1/2 (core)", "percentage": 50}}})
+    send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": {"kind": "end"}}})
+    send({"jsonrpc": "2.0", "method": "experimental/serverStatus", "params": {"health": "ok", "quiescent": True}})
+
+
+def ask(method: str, params) -> object:
+    next_id[0] += 1
+    request_id = next_id[0]
+    event = threading.Event()
+    waiting[request_id] = event
+    send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+    event.wait(10)
+    return client_replies.pop(request_id, None)
+
+
+def delayed(request_id, ms, value) -> None:
+    deadline = time.monotonic() + ms / 1000
+    while time.monotonic() < deadline:
+        if request_id in cancelled:
+            answer(request_id, error={"code": -32800, "message": "cancelled"})
+            return
+        time.sleep(0.002)
+    answer(request_id, value)
+
+
+def main() -> None:
+    if os.environ.get("FAKE_STDERR"):
+        sys.stderr.write(os.environ["FAKE_STDERR"])
+        sys.stderr.flush()
+    accepted = os.environ.get("FAKE_ENCODINGS", "utf-16").split(",")
+    ignore_shutdown = os.environ.get("FAKE_IGNORE_SHUTDOWN") == "1"
+    while True:
+        message = read_message()
+        if message is None:
+            return
+        method = message.get("method")
+        request_id = message.get("id")
+        params = message.get("params") or {}
+        if method is None:  # the client's reply to one of our requests
+            client_replies[request_id] = message.get("result", message.get("error"))
+            event = waiting.pop(request_id, None)
+            if event:
+                event.set()
+        elif method == "initialize":
+            offered = params["capabilities"].get("general", {}).get("positionEncodings", ["utf-16"])
+            chosen = next((e for e in offered if e in accepted), "utf-16")
+            answer(request_id, {"capabilities": {"positionEncoding": chosen, "hoverProvider": True},
+                                "serverInfo": {"name": "fake", "version": "0.0.1"}})
+        elif method == "initialized":
+            threading.Thread(target=start_up, daemon=True).start()
+        elif method == "shutdown":
+            if not ignore_shutdown:
+                answer(request_id, None)
+        elif method == "exit":
+            if not ignore_shutdown:
+                return
+        elif method == "$/cancelRequest":
+            cancelled.add(params["id"])
+        elif method == "test/echo":
+            answer(request_id, params)
+        elif method == "test/delay":
+            threading.Thread(target=delayed, args=(request_id, params["ms"], params.get("value")), daemon=True).start()
+        elif method == "test/fail":
+            answer(request_id, error={"code": params["code"], "message": params["message"]})
+        elif method == "test/crash":
+            os._exit(params.get("status", 3))
+        elif method == "test/burst":
+            frames = []
+            for n in range(params["n"]):
+                body = json.dumps({"jsonrpc": "2.0", "method": "test/tick", "params": {"n": n}}).encode()
+                frames.append(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            body = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": params["n"]}).encode()
+            frames.append(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            with lock:
+                out.write(b"".join(frames))
+                out.flush()
+        elif method == "test/ask":
+            threading.Thread(
+                target=lambda rid=request_id, p=params: answer(rid, {"reply": ask(p["method"], p.get("params"))}),
+                daemon=True,
+            ).start()
+        elif method == "test/publish":
+            send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+                  "params": {"uri": params["uri"], "version": params.get("version"),
+                             "diagnostics": [{"message": params.get("message", "x"),
+                                              "range": {"start": {"line": 0, "character": 0},
+                                                        "end": {"line": 0, "character": 1}}}]}})
+            answer(request_id, None)
+        elif method == "test/status":
+            send({"jsonrpc": "2.0", "method": "experimental/serverStatus", "params": {"health": "ok", **params}})
+            answer(request_id, None)
+        elif request_id is not None:
+            answer(request_id, error={"code": -32601, "message": f"no method {method}"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""The LSP client against a scripted server over real pipes: correlation, server requests, progress,
+crash, timeout and the shutdown dance."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from ferrule.lsp import LspClient, RequestTimeout, ResponseError, ServerExited
+
+FAKE = str(Path(__file__).with_name("fake_server.py"))
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 30))
+
+
+async def started(encodings=("utf-8", "utf-16"), **env) -> LspClient:
+    client = await LspClient.spawn([sys.executable, FAKE], env={**os.environ, **env})
+    client.configuration = lambda item: {"section": item.get("section"), "checkOnSave": False}
+    await client.initialize(
+        {"processId": os.getpid(), "rootUri": None,
+         "capabilities": {"general": {"positionEncodings": list(encodings)}}},
+        timeout=10,
+    )
+    return client
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_negotiates_utf8_when_the_server_grants_it():
+    async def body():
+        client = await started(FAKE_ENCODINGS="utf-8,utf-16")
+        assert client.position_encoding == "utf-8"
+        assert client.server_info == {"name": "fake", "version": "0.0.1"}
+        await client.shutdown()
+
+    run(body())
+
+
+def test_falls_back_to_utf16_when_only_that_is_granted():
+    async def body():
+        client = await started(FAKE_ENCODINGS="utf-16")
+        assert client.position_encoding == "utf-16"
+        await client.shutdown()
+
+    run(body())
+
+
+def test_concurrent_requests_resolve_to_their_own_answers():
+    async def body():
+        client = await started()
+        slow = asyncio.ensure_future(client.request("test/delay", {"ms": 200, "value": "slow"}))
+        fast = asyncio.ensure_future(client.request("test/delay", {"ms": 10, "value": "fast"}))
+        echoes = [client.request("test/echo", {"n": n}) for n in range(50)]
+        results = await asyncio.gather(slow, fast, *echoes)
+        assert results[:2] == ["slow", "fast"]
+        assert results[2:] == [{"n": n} for n in range(50)]
+        assert client.in_flight == 0
+        await client.shutdown()
+
+    run(body())
+
+
+def test_many_messages_in_one_chunk_are_all_dispatched():
+    async def body():
+        client = await started()
+        ticks = []
+        client.notification_handlers["test/tick"] = lambda params: ticks.append(params["n"])
+        assert await client.request("test/burst", {"n": 500}) == 500
+        assert ticks == list(range(500))
+        await client.shutdown()
+
+    run(body())
+
+
+def test_error_response_is_a_typed_error_and_content_modified_is_retryable():
+    async def body():
+        client = await started()
+        with pytest.raises(ResponseError) as caught:
+            await client.request("test/fail", {"code": -32801, "message": "content modified"})
+        assert caught.value.code == -32801 and caught.value.retryable
+        with pytest.raises(ResponseError) as caught:
+            await client.request("test/fail", {"code": -32602, "message": "bad params"})
+        assert not caught.value.retryable and "bad params" in str(caught.value)
+        await client.shutdown()
+
+    run(body())
+
+
+def test_answers_server_requests_and_tracks_progress_and_status():
+    async def body():
+        client = await LspClient.spawn([sys.executable, FAKE])
+        seen = []
+        configured = asyncio.get_running_loop().create_future()
+        client.on_progress = lambda message, percentage: seen.append((message, percentage))
+        client.configuration = lambda item: {"section": item["section"], "checkOnSave": False}
+        client.notification_handlers["test/configured"] = configured.set_result
+        await client.initialize({"capabilities": {}}, timeout=10)
+        assert await client.wait_quiescent(10) is True
+        assert (await configured) == {"config": [{"section": "fake", "checkOnSave": False}]}
+        assert ("Indexing", 0) in seen and ("Indexing: 1/2 (core)", 50) in seen
+        assert client.progress == {}, "ended progress tokens are forgotten"
+        # a method the client does not know gets MethodNotFound, not silence
+        reply = await client.request("test/ask", {"method": "fake/unknown"})
+        assert reply["reply"]["code"] == -32601
+        reply = await client.request("test/ask", {"method": "client/registerCapability", "params": {"registrations": []}})
+        assert reply == {"reply": None}
+        await client.shutdown()
+
+    run(body())
+
+
+def test_quiescence_wait_times_out_when_the_server_stays_busy():
+    async def body():
+        client = await started()
+        await client.wait_quiescent(10)
+        await client.request("test/status", {"quiescent": False})
+        assert client.quiescent is False
+        assert await client.wait_quiescent(0.1) is False
+        await client.request("test/status", {"quiescent": True})
+        assert await client.wait_quiescent(0.1) is True
+        await client.shutdown()
+
+    run(body())
+
+
+def test_pushed_diagnostics_wait_for_the_document_version():
+    async def body():
+        client = await started()
+        waiter = asyncio.ensure_future(client.wait_diagnostics("file:///a.rs", 3, 5))
+        await client.request("test/publish", {"uri": "file:///a.rs", "version": 2, "message": "old"})
+        await asyncio.sleep(0.05)
+        assert not waiter.done(), "an older version must not satisfy the wait"
+        await client.request("test/publish", {"uri": "file:///a.rs", "version": 3, "message": "new"})
+        assert [d["message"] for d in await waiter] == ["new"]
+        with pytest.raises(RequestTimeout):
+            await client.wait_diagnostics("file:///a.rs", 4, 0.05)
+        await client.shutdown()
+
+    run(body())
+
+
+def test_timeout_cancels_the_request_and_the_client_stays_usable():
+    async def body():
+        client = await started()
+        with pytest.raises(RequestTimeout) as caught:
+            await client.request("test/delay", {"ms": 5000, "value": "late"}, timeout=0.1)
+        assert caught.value.method == "test/delay"
+        assert client.in_flight == 0
+        assert await client.request("test/echo", {"still": "here"}, timeout=5) == {"still": "here"}
+        await client.shutdown()
+
+    run(body())
+
+
+def test_task_cancellation_sends_cancel_request():
+    async def body():
+        client = await started()
+        task = asyncio.ensure_future(client.request("test/delay", {"ms": 5000}))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert client.in_flight == 0
+        assert await client.request("test/echo", {"ok": 1}) == {"ok": 1}
+        await client.shutdown()
+
+    run(body())
+
+
+def test_crash_fails_pending_requests_and_later_ones():
+    async def body():
+        client = await started(FAKE_STDERR="panicked at the disco\n")
+        pending = asyncio.ensure_future(client.request("test/delay", {"ms": 5000}))
+        await asyncio.sleep(0.05)
+        with pytest.raises(ServerExited):
+            await client.request("test/crash", {"status": 7})
+        with pytest.raises(ServerExited):
+            await pending
+        assert await client.exited == 7
+        assert not client.alive
+        with pytest.raises(ServerExited) as caught:
+            await client.request("test/echo", {})
+        assert "panicked at the disco" in str(caught.value)
+        await client.shutdown()  # harmless on a dead server
+        assert not alive(client.pid)
+
+    run(body())
+
+
+def test_shutdown_dance_exits_cleanly_and_reaps():
+    async def body():
+        client = await started()
+        status = await client.shutdown(timeout=5)
+        assert status == 0
+        assert not alive(client.pid), "the child must be reaped, not left a zombie"
+
+    run(body())
+
+
+def test_shutdown_kills_a_server_that_ignores_it():
+    async def body():
+        client = await started(FAKE_IGNORE_SHUTDOWN="1")
+        status = await client.shutdown(timeout=0.3)
+        assert status == -9
+        assert not alive(client.pid)
+
+    run(body())
+
+
+def test_stdout_closed_while_alive_fails_requests():
+    async def body():
+        # `exec 1>&-` closes the output and then waits: the client must not hang
+        client = await LspClient.spawn(["/bin/sh", "-c", "exec 1>&-; sleep 30"])
+        with pytest.raises(ServerExited):
+            await client.request("initialize", {}, timeout=5)
+        await client.shutdown(timeout=0.2)
+        assert not alive(client.pid)
+
+    run(body())
