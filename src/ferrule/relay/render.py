@@ -1,0 +1,123 @@
+"""Readable text of an op's result, for a person at a terminal (the one-shot commands).
+
+Positions are shown the way rustc and editors show them: `file:line:col`, both 1-based, the column in
+characters (the protocol's `character` is a 0-based UTF-8 byte offset; the line's text converts it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ferrule.relay.errors import RelayError
+
+
+def result(op: str, file: str, value: dict[str, Any], source: str | None = None) -> str:
+    lines = source.splitlines() if source is not None else None
+    if op == "type":
+        return type_text(value)
+    if op == "complete":
+        return completions(value)
+    if op == "validate":
+        return validation(file, value, lines)
+    if op == "scope":
+        return scope(value)
+    return "".join(f"{key}: {val}\n" for key, val in value.items())
+
+
+def error(command: str, err: RelayError) -> str:
+    text = f"ferrule {command}: {err.kind}: {err.message}"
+    if err.recipe:
+        text += f"\n  to fix: {err.recipe}"
+    return text
+
+
+def column(lines: Sequence[str] | None, line: int, character: int) -> int:
+    """The 1-based character column of a 0-based UTF-8 byte offset on a 1-based line."""
+    if lines is None or not 1 <= line <= len(lines):
+        return character + 1
+    prefix = lines[line - 1].encode("utf-8")[:character]
+    return len(prefix.decode("utf-8", errors="ignore")) + 1
+
+
+# ---------------------------------------------------------------------------------------------------
+
+
+def type_text(value: dict[str, Any]) -> str:
+    display = (value.get("display") or "").strip()
+    docs = (value.get("documentation") or "").strip()
+    if not display and not docs:
+        return "(nothing known at this position)\n"
+    return display + ("\n\n" + docs if docs else "") + "\n"
+
+
+def _table(rows: list[list[str]]) -> str:
+    if not rows:
+        return ""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    out = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)] + [row[-1]]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out) + "\n"
+
+
+def completions(value: dict[str, Any]) -> str:
+    entries = value.get("entries") or []
+    if not entries:
+        return "(no completions)\n"
+    rows = [[e.get("name", ""), e.get("kind", "") or "", (e.get("type_text") or "")
+             + ("   [unsafe in domain code]" if e.get("unsafe") else "")] for e in entries]
+    return _table(rows)
+
+
+def error_count(value: dict[str, Any]) -> int:
+    return sum(1 for d in value.get("diagnostics") or [] if d.get("category") == "error")
+
+
+def validation(file: str, value: dict[str, Any], lines: Sequence[str] | None = None) -> str:
+    out = []
+    diagnostics = sorted(value.get("diagnostics") or [], key=lambda d: (d.get("line", 0), d.get("character", 0)))
+    for d in diagnostics:
+        line = d.get("line", 0)
+        code = f"[{d['code']}]" if d.get("code") not in (None, "") else ""
+        where = f"{file}:{line}:{column(lines, line, d.get('character', 0))}"
+        out.append(f"{where}: {d.get('category', 'diagnostic')}{code}: {d.get('message', '')}")
+    findings = value.get("conform_findings") or []
+    for f in sorted(findings, key=lambda f: f.get("line", 0)):
+        note = " (baselined)" if f.get("baselined") else ""
+        out.append(f"{file}:{f.get('line', 0)}: policy[{f.get('rule', '')}]: {f.get('message', '')}{note}")
+    for advice in value.get("advice") or []:
+        out.append(f"advice: {advice}")
+    counts: dict[str, int] = {}
+    for d in diagnostics:
+        category = d.get("category", "diagnostic")
+        counts[category] = counts.get(category, 0) + 1
+    summary = ", ".join(f"{n} {c}{'s' if n != 1 else ''}" for c, n in counts.items()) or "no diagnostics"
+    if findings:
+        new = sum(1 for f in findings if not f.get("baselined"))
+        summary += f"; {len(findings)} policy finding{'s' if len(findings) != 1 else ''} ({new} new)"
+    facts = value.get("facts")
+    if facts:
+        summary += f"; {len(facts)} facts"
+    if value.get("degraded"):
+        summary += " (degraded: diagnostics were pushed, not pulled)"
+    out.append(f"{file}: {summary}")
+    return "\n".join(out) + "\n"
+
+
+def scope(value: dict[str, Any]) -> str:
+    out = [f"module:    {value.get('cell') or '(unknown)'}",
+           f"seam file: {value.get('seam_file') or '(none)'}"]
+    branded = value.get("branded") or []
+    if branded:
+        names = ", ".join(f"{b.get('name')}" + (f" ({b['seam']})" if b.get("seam") else "") for b in branded)
+        out.append(f"branded newtypes (heuristic): {names}")
+    symbols = value.get("symbols") or []
+    out.append(f"{len(symbols)} symbol{'s' if len(symbols) != 1 else ''} in scope:")
+    text = "\n".join(out) + "\n"
+    rows = [["  " + s.get("name", ""), s.get("kind", "") or "", s.get("type_text") or ""] for s in symbols]
+    return text + _table(rows)
+
+
+__all__ = ["column", "completions", "error", "error_count", "result", "scope", "type_text", "validation"]

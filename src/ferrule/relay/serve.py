@@ -1,0 +1,343 @@
+"""`ferrule serve`: the NDJSON loop between a host and one warm Session.
+
+Frames are read as they arrive and served concurrently: answers may leave out of order (the caller's
+ids correlate them), but the ops on one file run in arrival order, and `init`/`shutdown` are barriers
+(they wait for every earlier op, every later op waits for them). The relay initialises itself at start,
+so the host's first frame may be any op. The loop survives every bad frame and every failed op; only
+end of input (clean analyzer shutdown, exit 0) or a `shutdown` op (answered `{}`, exit 0) ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, BinaryIO, Protocol
+
+import orjson
+
+from ferrule.fastframe import FrameTooLarge, LineFramer
+from ferrule.relay.envelope import FrameRejected, Request, encode_error, encode_result, parse_request
+from ferrule.relay.errors import OracleCrashed, ProtocolError, RelayError
+from ferrule.relay.paths import ProjectRoot
+
+MAX_FRAME = 64 * 1024 * 1024
+
+
+class SessionLike(Protocol):
+    async def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]: ...
+
+
+SessionFactory = Callable[..., SessionLike]
+
+
+def log(message: str) -> None:
+    sys.stderr.write(f"ferrule serve: {message}\n")
+    sys.stderr.flush()
+
+
+class ProgressLog:
+    """Indexing progress on stderr for a host's log: at most one line a second, and the last one."""
+
+    def __init__(self, prefix: str = "indexing", interval: float = 1.0) -> None:
+        self.prefix, self.interval, self._last = prefix, interval, 0.0
+
+    def __call__(self, message: str, percentage: int | None) -> None:
+        now = time.monotonic()
+        if now - self._last < self.interval and percentage not in (None, 100):
+            return
+        self._last = now
+        pct = f"{percentage:3d}% " if percentage is not None else ""
+        log(f"{self.prefix}: {pct}{message}")
+
+
+class Relay:
+    """Schedules checked requests on the Session and writes each answer as soon as it is ready."""
+
+    def __init__(self, session: SessionLike, root: ProjectRoot, write: Callable[[bytes], None]) -> None:
+        self.session = session
+        self.root = root
+        self.write = write
+        self.tails: dict[str, asyncio.Task[None]] = {}  # last scheduled op per file
+        self.barrier: asyncio.Task[None] | None = None  # last init/shutdown
+        self.pending: set[asyncio.Task[None]] = set()
+        self.shutdown_task: asyncio.Task[None] | None = None
+        self.shutdown_requested = asyncio.Event()
+        self.init_error: RelayError | None = None
+
+    # -- intake ------------------------------------------------------------------------------------
+
+    def submit_line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        if self.shutdown_task is not None:
+            self.write(encode_error(_peek_id(line), ProtocolError(
+                "frame after `shutdown`: the relay is shutting down and does not serve it",
+                "send nothing after shutdown; start a new relay to continue")))
+            return
+        try:
+            request = parse_request(line, self.root)
+        except FrameRejected as rejected:
+            self.write(encode_error(rejected.id, rejected.error))
+            return
+        task = self.schedule(request)
+        if request.op == "shutdown":
+            self.shutdown_task = task
+            self.shutdown_requested.set()
+
+    def reject_oversized(self, limit: int) -> None:
+        self.write(encode_error(None, ProtocolError(
+            f"frame longer than {limit} bytes: discarded unread", "send smaller frames")))
+
+    def schedule(self, request: Request, *, answer: bool = True) -> asyncio.Task[None]:
+        after: list[asyncio.Task[None]]
+        if request.file is None:  # init and shutdown: wait for everything before, hold everything after
+            after = list(self.pending)
+        else:
+            after = [t for t in (self.barrier, self.tails.get(request.file)) if t is not None and not t.done()]
+        task = asyncio.ensure_future(self._run(request, after, answer))
+        self.pending.add(task)
+        task.add_done_callback(self._forget)
+        if request.file is None:
+            self.barrier = task
+        else:
+            self.tails[request.file] = task
+        return task
+
+    def _forget(self, task: asyncio.Task[None]) -> None:
+        self.pending.discard(task)
+        for file, tail in list(self.tails.items()):
+            if tail is task:
+                del self.tails[file]
+                break
+
+    # -- running -----------------------------------------------------------------------------------
+
+    async def _run(self, request: Request, after: Iterable[asyncio.Task[None]], answer: bool) -> None:
+        waiting = [t for t in after if not t.done()]
+        if waiting:
+            await asyncio.wait(waiting)
+        try:
+            result = await self.session.call(request.op, request.params)
+        except RelayError as error:
+            if request.op == "init":
+                self.init_error = error
+            if answer:
+                self.write(encode_error(request.id, error))
+            else:
+                log(f"{error.kind}: {error.message}\n  recipe: {error.recipe}")
+            return
+        except Exception as exc:  # a relay bug must cost one answer, never the loop
+            traceback.print_exc(file=sys.stderr)
+            error = OracleCrashed(f"relay internal error in {request.op}: {type(exc).__name__}: {exc}",
+                                  "retry the op; if it fails again, report the relay's stderr")
+            if answer:
+                self.write(encode_error(request.id, error))
+            return
+        if request.op == "init":
+            self.init_error = None
+            if not answer:
+                log("ready: " + ", ".join(f"{k}={v}" for k, v in result.items()))
+        if answer:
+            self.write(encode_result(request.id, result))
+
+    async def drain(self) -> None:
+        while self.pending:
+            await asyncio.wait(list(self.pending))
+
+
+# ---------------------------------------------------------------------------------------------------
+# byte streams: asyncio pipes when the fds are pipes (no thread hop), a reader thread otherwise
+
+
+class _Intake(asyncio.Protocol):
+    def __init__(self, on_data: Callable[[bytes], None], on_eof: Callable[[], None]) -> None:
+        self.on_data, self.on_eof = on_data, on_eof
+
+    def data_received(self, data: bytes) -> None:
+        self.on_data(data)
+
+    def eof_received(self) -> bool:
+        self.on_eof()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.on_eof()
+
+
+class _Outlet(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(exc)
+
+
+def _is_streamable(fileobj: Any) -> bool:
+    try:
+        mode = os.fstat(fileobj.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+async def _open_intake(
+    stdin: BinaryIO, on_data: Callable[[bytes], None], on_eof: Callable[[], None]
+) -> asyncio.BaseTransport | None:
+    loop = asyncio.get_running_loop()
+    if _is_streamable(stdin):
+        transport, _ = await loop.connect_read_pipe(lambda: _Intake(on_data, on_eof), stdin)
+        return transport
+
+    def pump() -> None:  # files, terminals, in-memory streams
+        read = getattr(stdin, "read1", stdin.read)
+        try:
+            while True:
+                data = read(65536)
+                if not data:
+                    break
+                loop.call_soon_threadsafe(on_data, data)
+        except (OSError, ValueError):
+            pass
+        loop.call_soon_threadsafe(on_eof)
+
+    threading.Thread(target=pump, name="ferrule-serve-stdin", daemon=True).start()
+    return None
+
+
+class _Output:
+    """Writes answer lines without ever blocking the loop on a slow reader (pipes), or plainly."""
+
+    def __init__(self, stdout: BinaryIO) -> None:
+        self.stdout = stdout
+        self.transport: asyncio.WriteTransport | None = None
+        self.outlet: _Outlet | None = None
+        self.broken = False
+
+    async def open(self) -> None:
+        if _is_streamable(self.stdout):
+            loop = asyncio.get_running_loop()
+            self.transport, self.outlet = await loop.connect_write_pipe(_Outlet, self.stdout)
+
+    def write(self, data: bytes) -> None:
+        if self.broken:
+            return
+        if self.transport is not None:
+            if self.transport.is_closing():
+                self.broken = True
+                return
+            self.transport.write(data)
+            return
+        try:
+            self.stdout.write(data)
+            self.stdout.flush()
+        except (OSError, ValueError):
+            self.broken = True  # the host stopped reading; keep serving until its input ends
+
+    async def close(self) -> None:
+        if self.transport is not None and self.outlet is not None:
+            self.transport.close()
+            await self.outlet.closed
+
+
+# ---------------------------------------------------------------------------------------------------
+
+
+async def serve_async(
+    root: Path,
+    stdin: BinaryIO,
+    stdout: BinaryIO,
+    *,
+    analyzer: str | None = None,
+    session_factory: SessionFactory | None = None,
+    max_line: int = MAX_FRAME,
+) -> int:
+    project = ProjectRoot(root)
+    if session_factory is None:
+        from ferrule.relay.session import Session as session_factory  # noqa: N813
+    session = session_factory(project.path, analyzer=analyzer, on_progress=ProgressLog())
+    output = _Output(stdout)
+    await output.open()
+    relay = Relay(session, project, output.write)
+    framer = LineFramer(max_line)
+    ended = asyncio.get_running_loop().create_future()
+
+    def on_data(data: bytes) -> None:
+        while True:
+            try:
+                lines = framer.feed(data)
+            except FrameTooLarge as exc:
+                for line in exc.lines:
+                    relay.submit_line(line)
+                relay.reject_oversized(exc.limit)
+                data = b""  # the framer kept what followed the long line; collect it
+                continue
+            for line in lines:
+                relay.submit_line(line)
+            return
+
+    def on_eof() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    relay.schedule(Request(None, "init", {}, None), answer=False)  # self-init: any op may come first
+    intake = await _open_intake(stdin, on_data, on_eof)
+    stop = asyncio.ensure_future(_wait_shutdown(relay))
+    await asyncio.wait([ended, stop], return_when=asyncio.FIRST_COMPLETED)
+    if not stop.done():  # end of input: answer what was asked, then a clean analyzer shutdown
+        if framer.pending:  # a last frame without its newline is still a frame
+            on_data(b"\n")
+        stop.cancel()
+        await relay.drain()
+        if relay.shutdown_task is None:
+            try:
+                await session.call("shutdown", {})
+            except Exception as exc:
+                log(f"analyzer shutdown at end of input: {exc}")
+    await relay.drain()
+    if intake is not None:
+        intake.close()
+    await output.close()
+    return 0
+
+
+async def _wait_shutdown(relay: Relay) -> None:
+    await relay.shutdown_requested.wait()
+    assert relay.shutdown_task is not None
+    await relay.shutdown_task
+
+
+def _peek_id(line: bytes) -> Any:
+    try:
+        frame = orjson.loads(line)
+        return frame.get("id") if isinstance(frame, dict) else None
+    except ValueError:
+        return None
+
+
+def serve(
+    root: Path,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    *,
+    analyzer: str | None = None,
+    session_factory: SessionFactory | None = None,
+) -> int:
+    """Serve the NDJSON oracle protocol for the project at `root` until end of input or `shutdown`."""
+    return asyncio.run(serve_async(
+        Path(root),
+        sys.stdin.buffer if stdin is None else stdin,
+        sys.stdout.buffer if stdout is None else stdout,
+        analyzer=analyzer,
+        session_factory=session_factory,
+    ))
+
+
+__all__ = ["Relay", "serve", "serve_async"]

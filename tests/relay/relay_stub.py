@@ -1,0 +1,49 @@
+"""A scripted stand-in for Session, for the serve loop's unit tests only (the live tests use the real one).
+
+It answers every op by echoing it, after a delay chosen per (op, file), and records when each op
+started and ended, so a test can see the order the loop ran them in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ferrule.relay.errors import RelayError
+
+
+class StubSession:
+    def __init__(self, root, *, analyzer=None, on_progress=None, delays=None, failures=None) -> None:
+        self.root = root
+        self.analyzer = analyzer
+        self.delays: dict[tuple[str, str | None], float] = dict(delays or {})
+        self.failures: dict[tuple[str, str | None], BaseException] = dict(failures or {})
+        self.events: list[tuple[str, str, str | None, Any]] = []  # (start|end, op, file, content)
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        file = params.get("file")
+        self.calls.append((op, dict(params)))
+        self.events.append(("start", op, file, params.get("content")))
+        await asyncio.sleep(self.delays.get((op, file), self.delays.get((op, None), 0)))
+        self.events.append(("end", op, file, params.get("content")))
+        failure = self.failures.get((op, file))
+        if failure is not None:
+            raise failure
+        if op == "shutdown":
+            return {}
+        return {"op": op, "params": params}
+
+
+def factory(**options):
+    """A session factory for `serve_async` that keeps the instance it made in `.made`."""
+
+    def make(root, *, analyzer=None, on_progress=None):
+        make.made = StubSession(root, analyzer=analyzer, on_progress=on_progress, **options)
+        return make.made
+
+    make.made = None
+    return make
+
+
+__all__ = ["RelayError", "StubSession", "factory"]

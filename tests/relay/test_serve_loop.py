@@ -1,0 +1,249 @@
+"""The serve loop over a scripted Session: envelope errors, scheduling, barriers, shutdown, end of input.
+
+These are unit tests of the shell alone; the same behaviours are checked against the real Session and
+rust-analyzer in test_serve_live.py and over the analyzer double in test_serve_double.py.
+"""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+import pytest
+from relay_helpers import by_id, frame, run_loop
+from relay_stub import factory
+
+from ferrule.relay import OPS
+from ferrule.relay.errors import OpTimeout, WorkspaceUnloadable
+
+POS = {"line": 1, "character": 0}
+
+
+@pytest.fixture
+def root(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("pub fn f() {}\n")
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "x"\nversion = "0.1.0"\n')
+    return tmp_path
+
+
+def test_self_init_runs_first_and_is_not_answered(root):
+    make = factory()
+    code, answers = run_loop(root, frame(1, "type", {"file": "src/lib.rs", "position": POS}), make)
+    assert code == 0
+    assert [c[0] for c in make.made.calls] == ["init", "type", "shutdown"]
+    assert [a["id"] for a in answers] == [1]
+    assert answers[0] == {"proto": 1, "id": 1, "ok": True,
+                          "result": {"op": "type", "params": {"file": "src/lib.rs", "position": POS}}}
+
+
+def test_client_init_is_a_reinit_and_is_answered(root):
+    make = factory()
+    code, answers = run_loop(root, frame("a", "init", {}), make)
+    assert [c[0] for c in make.made.calls] == ["init", "init", "shutdown"]
+    assert answers == [{"proto": 1, "id": "a", "ok": True, "result": {"op": "init", "params": {}}}]
+
+
+def test_unparseable_frame_answers_id_null_and_the_loop_goes_on(root):
+    data = b'{"proto":1,"id":7,"op":\n' + b"[1, 2]\n" + b"\xff\xfe\n" + frame(8, "init")
+    code, answers = run_loop(root, data, factory())
+    assert code == 0
+    assert [a["id"] for a in answers[:3]] == [None, None, None]
+    for answer in answers[:3]:
+        assert answer["proto"] == 1 and answer["ok"] is False
+        assert answer["error"]["kind"] == "protocol"
+        assert "unparseable frame" in answer["error"]["message"]
+        assert answer["error"]["recipe"]
+    assert answers[3]["id"] == 8 and answers[3]["ok"] is True
+
+
+def test_frame_without_usable_id_is_answered_with_null(root):
+    data = b'{"proto":1,"op":"init","params":{}}\n{"proto":1,"id":{"a":1},"op":"init"}\n'
+    _, answers = run_loop(root, data, factory())
+    assert [a["id"] for a in answers] == [None, None]
+    assert all("id" in a["error"]["message"] for a in answers)
+
+
+@pytest.mark.parametrize("proto, said", [(2, "proto 2"), ("1", 'proto "1"'), (None, "proto null")])
+def test_proto_mismatch_names_both_versions(root, proto, said):
+    data = orjson.dumps({"proto": proto, "id": 3, "op": "init", "params": {}}) + b"\n"
+    _, answers = run_loop(root, data, factory())
+    (answer,) = answers
+    assert answer["id"] == 3 and answer["error"]["kind"] == "protocol"
+    assert said in answer["error"]["message"] and "proto 1" in answer["error"]["message"]
+    assert "version" in answer["error"]["recipe"]
+
+
+def test_missing_proto_is_a_mismatch(root):
+    _, (answer,) = run_loop(root, b'{"id":3,"op":"init","params":{}}\n', factory())
+    assert "no `proto`" in answer["error"]["message"] and "proto 1" in answer["error"]["message"]
+
+
+def test_unknown_op_lists_the_known_ops(root):
+    make = factory()
+    _, (answer,) = run_loop(root, frame(4, "hover", {}), make)
+    assert answer["id"] == 4 and answer["error"]["kind"] == "protocol"
+    for op in OPS:
+        assert op in answer["error"]["message"] and op in answer["error"]["recipe"]
+    assert "hover" in answer["error"]["message"]
+    assert [c[0] for c in make.made.calls] == ["init", "shutdown"]  # never reached the Session
+
+
+@pytest.mark.parametrize("op, params, named", [
+    ("type", {"file": "src/lib.rs"}, ["missing `position`"]),
+    ("type", {"position": POS}, ["missing `file`"]),
+    ("complete", {"file": 5, "position": {"line": 0, "character": -1}, "max": 0, "prefix": 3},
+     ["`file` must be a string", "`position.line`", "`position.character`", "`max`", "`prefix`"]),
+    ("update", {"file": "src/lib.rs"}, ["missing `content`"]),
+    ("update", {"file": "src/lib.rs", "content": 12}, ["`content` must be a string or null"]),
+    ("validate", {"file": "src/lib.rs", "content": ["x"]}, ["`content` must be a string"]),
+    ("scope", {"file": "src/lib.rs", "position": "1:2"}, ["`position` must be an object"]),
+    ("type", {"file": "src/lib.rs", "position": {"line": True, "character": 0}}, ["`position.line`"]),
+    ("validate", {"file": "src/lib.rs", "timeout_ms": "soon"}, ["`timeout_ms`"]),
+    ("init", [], ["`params` must be an object"]),
+])
+def test_bad_params_name_every_fault(root, op, params, named):
+    make = factory()
+    _, (answer,) = run_loop(root, frame(9, op, params), make)
+    assert answer["id"] == 9 and answer["ok"] is False and answer["error"]["kind"] == "protocol"
+    for piece in named:
+        assert piece in answer["error"]["message"], answer["error"]["message"]
+    assert answer["error"]["message"].startswith(op)
+    assert [c[0] for c in make.made.calls] == ["init", "shutdown"]
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../outside.rs", "src/../../outside.rs", "src\\lib.rs",
+                                  "escape/lib.rs"])
+def test_paths_outside_the_root_are_refused(root, tmp_path_factory, path):
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "lib.rs").write_text("secret\n")
+    os.symlink(outside, root / "escape")
+    make = factory()
+    _, (answer,) = run_loop(root, frame(1, "validate", {"file": path}), make)
+    assert answer["ok"] is False and answer["error"]["kind"] == "protocol"
+    assert "root" in answer["error"]["message"] or "backslash" in answer["error"]["message"]
+    assert not any(c[0] == "validate" for c in make.made.calls)
+
+
+def test_paths_are_canonicalised_before_the_session_sees_them(root):
+    make = factory()
+    _, (answer,) = run_loop(root, frame(1, "validate", {"file": "./src//lib.rs"}), make)
+    assert answer["result"]["params"] == {"file": "src/lib.rs"}
+
+
+def test_unknown_params_and_null_optionals_are_dropped(root):
+    make = factory()
+    params = {"file": "src/lib.rs", "position": POS, "content": None, "future_flag": True}
+    _, (answer,) = run_loop(root, frame(1, "type", params), make)
+    assert answer["result"]["params"] == {"file": "src/lib.rs", "position": POS}
+
+
+def test_update_keeps_null_content_which_clears_the_overlay(root):
+    _, (answer,) = run_loop(root, frame(1, "update", {"file": "src/lib.rs", "content": None}), factory())
+    assert answer["result"]["params"] == {"file": "src/lib.rs", "content": None}
+
+
+def test_session_errors_become_error_frames_and_the_loop_survives(root):
+    make = factory(failures={
+        ("validate", "src/a.rs"): WorkspaceUnloadable("cargo metadata failed"),
+        ("validate", "src/b.rs"): OpTimeout.for_op("validate", 5),
+        ("validate", "src/c.rs"): RuntimeError("a bug"),
+    })
+    data = b"".join(frame(i, "validate", {"file": f"src/{n}.rs"}) for i, n in enumerate("abcd"))
+    code, answers = run_loop(root, data, make)
+    table = by_id(answers)
+    assert code == 0
+    assert table[0]["error"] == {"kind": "workspace-unloadable", "message": "cargo metadata failed",
+                                 "recipe": WorkspaceUnloadable.default_recipe}
+    assert table[1]["error"]["kind"] == "timeout" and "5 ms" in table[1]["error"]["message"]
+    assert table[2]["error"]["kind"] == "oracle-crashed" and "a bug" in table[2]["error"]["message"]
+    assert table[3]["ok"] is True
+
+
+def test_blank_lines_are_ignored_and_crlf_accepted(root):
+    data = b"\n   \n" + frame(1, "init").replace(b"\n", b"\r\n") + b"\n"
+    _, answers = run_loop(root, data, factory())
+    assert [(a["id"], a["ok"]) for a in answers] == [(1, True)]
+
+
+def test_an_oversized_line_is_refused_and_the_next_frame_served(root):
+    import asyncio
+    import io
+
+    from ferrule.relay.serve import serve_async
+
+    out = io.BytesIO()
+    data = b'{"proto":1,"id":1,' + b" " * 4096 + b'"op":"init"}\n' + frame(2, "init")
+    asyncio.run(serve_async(root, io.BytesIO(data), out, session_factory=factory(), max_line=1024))
+    answers = [orjson.loads(line) for line in out.getvalue().splitlines()]
+    assert answers[0]["id"] is None and "longer than 1024 bytes" in answers[0]["error"]["message"]
+    assert answers[1] == {"proto": 1, "id": 2, "ok": True, "result": {"op": "init", "params": {}}}
+
+
+def test_shutdown_answers_empty_then_stops_serving(root):
+    make = factory()
+    data = frame(1, "shutdown") + frame(2, "type", {"file": "src/lib.rs", "position": POS})
+    code, answers = run_loop(root, data, make)
+    table = by_id(answers)
+    assert code == 0
+    assert table[1] == {"proto": 1, "id": 1, "ok": True, "result": {}}
+    assert table[2]["ok"] is False and "after `shutdown`" in table[2]["error"]["message"]
+    assert [c[0] for c in make.made.calls] == ["init", "shutdown"]  # one shutdown, none at end of input
+
+
+def test_end_of_input_answers_everything_then_shuts_the_analyzer_down(root):
+    make = factory(delays={("validate", None): 0.05})
+    data = b"".join(frame(i, "validate", {"file": f"src/f{i}.rs"}) for i in range(5))
+    code, answers = run_loop(root, data, make)
+    assert code == 0
+    assert sorted(a["id"] for a in answers) == [0, 1, 2, 3, 4]
+    assert make.made.calls[-1][0] == "shutdown"
+    assert make.made.events[-2][:2] == ("end", "validate") or make.made.events[-1][1] == "shutdown"
+
+
+def test_pipelined_ops_on_different_files_overlap_and_answer_out_of_order(root):
+    make = factory(delays={("type", "src/slow.rs"): 0.3, ("type", "src/fast.rs"): 0.0})
+    data = frame("slow", "type", {"file": "src/slow.rs", "position": POS}) + \
+        frame("fast", "type", {"file": "src/fast.rs", "position": POS})
+    _, answers = run_loop(root, data, make)
+    assert [a["id"] for a in answers] == ["fast", "slow"]
+    events = [(e[0], e[2]) for e in make.made.events if e[1] == "type"]
+    assert events.index(("start", "src/fast.rs")) < events.index(("end", "src/slow.rs"))
+
+
+def test_ops_on_one_file_run_in_arrival_order(root):
+    # the first update is slow: the later ops on that file must wait for it, whatever their speed
+    make = factory(delays={("update", "src/lib.rs"): 0.2})
+    data = (frame(1, "update", {"file": "src/lib.rs", "content": "A"})
+            + frame(2, "type", {"file": "src/lib.rs", "position": POS})
+            + frame(3, "update", {"file": "src/lib.rs", "content": "B"})
+            + frame(4, "validate", {"file": "src/lib.rs", "content": "C"})
+            + frame(5, "type", {"file": "src/other.rs", "position": POS}))
+    _, answers = run_loop(root, data, make)
+    lib = [(e[0], e[1], e[3]) for e in make.made.events if e[2] == "src/lib.rs"]
+    assert lib == [("start", "update", "A"), ("end", "update", "A"), ("start", "type", None),
+                   ("end", "type", None), ("start", "update", "B"), ("end", "update", "B"),
+                   ("start", "validate", "C"), ("end", "validate", "C")]
+    ids = [a["id"] for a in answers]
+    assert ids.index(5) < ids.index(1)  # the other file did not queue behind the slow one
+    assert set(ids) == {1, 2, 3, 4, 5}
+
+
+def test_init_is_a_barrier_both_ways(root):
+    make = factory(delays={("validate", "src/a.rs"): 0.1, ("init", None): 0.1})
+    data = (frame(1, "validate", {"file": "src/a.rs"}) + frame(2, "init")
+            + frame(3, "validate", {"file": "src/b.rs"}))
+    _, answers = run_loop(root, data, make)
+    sequence = [(e[0], e[1], e[2]) for e in make.made.events]
+    reinit_start = [i for i, e in enumerate(sequence) if e[:2] == ("start", "init")][1]
+    assert sequence.index(("end", "validate", "src/a.rs")) < reinit_start
+    assert sequence.index(("start", "validate", "src/b.rs")) > sequence.index(("end", "init", None), reinit_start)
+    assert [a["id"] for a in answers] == [1, 2, 3]
+
+
+def test_many_pipelined_frames_are_all_answered_once(root):
+    data = b"".join(frame(i, "type", {"file": f"src/f{i % 7}.rs", "position": POS}) for i in range(500))
+    _, answers = run_loop(root, data, factory())
+    table = by_id(answers)
+    assert sorted(table) == list(range(500))
+    assert all(table[i]["result"]["params"]["file"] == f"src/f{i % 7}.rs" for i in range(500))
