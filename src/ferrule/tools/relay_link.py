@@ -4,7 +4,8 @@ The analyzer takes seconds to index a project, so the server starts it lazily (a
 tools never pays for it) and keeps it warm for the life of the process. While it indexes, the relay's
 progress reaches whichever call is waiting, as MCP progress. A dead analyzer answers `oracle-crashed`;
 the relay respawns it on its next op, so the call is retried once, and only a second failure reaches
-the agent.
+the agent. A start that fails (no analyzer, a workspace that does not load) keeps nothing: the next
+call tries again.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class SharedRelay:
         self._reporter: ProgressReporter | None = None
         self._progress_sent = 0
         self.started_at: float | None = None
+        self.init_result: dict[str, Any] | None = None  # {ra_version, position_encoding, ...}
         self.crashes = 0
 
     @property
@@ -98,7 +100,15 @@ class SharedRelay:
 
     def _ensure(self) -> RelayCaller:
         if self._session is None:
-            self._session = self._factory(self.root, analyzer=self.analyzer, on_progress=self._on_progress)
+            session = self._factory(self.root, analyzer=self.analyzer, on_progress=self._on_progress)
+            try:
+                self.init_result = session.call("init", {})
+            except BaseException:
+                # Nothing is kept of a start that failed: the next call starts afresh (a user may have
+                # installed rust-analyzer in between).
+                _close_quietly(session)
+                raise
+            self._session = session
             self.started_at = time.monotonic()
         return self._session
 
@@ -124,6 +134,13 @@ class SharedRelay:
             session, self._session = self._session, None
         if session is not None:
             session.close()
+
+
+def _close_quietly(session: RelayCaller) -> None:
+    try:
+        session.close()
+    except Exception:  # the start already failed; that failure is the one to report
+        pass
 
 
 __all__ = ["Outcome", "ProgressReporter", "RelayCaller", "SessionFactory", "SharedRelay"]

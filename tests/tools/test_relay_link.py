@@ -1,0 +1,155 @@
+"""The shared relay link: lazy start, one retry after a crash, progress forwarded and kept growing.
+
+A scripted session stands in for the relay here; the live chain (test_live_chain.py) runs the same
+paths against the real rust-analyzer.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ferrule.relay.errors import AnalyzerMissing, OpTimeout, OracleCrashed
+from ferrule.tools.relay_link import SharedRelay
+
+
+class ScriptedSession:
+    """Answers its `init` with `first`, then each call with the next item of the script it shares with
+    the sessions started after it: a dict is a result, an exception is raised, a callable is run."""
+
+    def __init__(self, root, *, analyzer, on_progress, first, script):
+        self.root, self.analyzer, self.on_progress = root, analyzer, on_progress
+        self.first, self.script = first, script
+        self.calls: list[tuple[str, dict]] = []
+        self.closed = 0
+
+    def call(self, op, params):
+        self.calls.append((op, params))
+        item = self.first if op == "init" else self.script.pop(0)
+        if callable(item):
+            item = item(self)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    def close(self):
+        self.closed += 1
+
+
+INIT = {"ra_version": "rust-analyzer 1.85.0", "position_encoding": "utf-8", "pull_diagnostics": True,
+        "quiescent": True}
+
+
+def link(tmp_path, *script, starts=None):
+    """A link over scripted sessions: every session answers `init` first, then the script, shared.
+
+    `starts` scripts the `init` answers of successive sessions instead (an exception fails that start).
+    """
+    sessions: list[ScriptedSession] = []
+    remaining = list(script)
+    inits = list(starts) if starts is not None else None
+
+    def factory(root, *, analyzer, on_progress):
+        first = inits.pop(0) if inits is not None else INIT
+        session = ScriptedSession(root, analyzer=analyzer, on_progress=on_progress, first=first, script=remaining)
+        sessions.append(session)
+        return session
+
+    return SharedRelay(tmp_path, analyzer="/opt/ra", session_factory=factory), sessions
+
+
+def ops(session):
+    return [op for op, _ in session.calls]
+
+
+def test_the_session_starts_on_the_first_call_and_is_shared(tmp_path):
+    relay, sessions = link(tmp_path, {"version": 1}, {"display": "u8"})
+    assert not relay.started and sessions == []
+    assert relay.call("update", {"file": "a.rs", "content": "x"}).result == {"version": 1}
+    assert relay.call("type", {"file": "a.rs"}).result == {"display": "u8"}
+    assert len(sessions) == 1 and sessions[0].analyzer == "/opt/ra" and sessions[0].root == tmp_path
+    assert ops(sessions[0]) == ["init", "update", "type"]
+    assert relay.init_result == INIT
+
+
+def test_a_crash_is_retried_once_and_the_retry_answers(tmp_path):
+    relay, sessions = link(tmp_path, OracleCrashed("stream closed"), {"display": "u8"})
+    outcome = relay.call("type", {"file": "a.rs"})
+    assert outcome.result == {"display": "u8"} and outcome.retried and outcome.error is None
+    assert ops(sessions[0]) == ["init", "type", "type"]
+    assert relay.crashes == 1
+
+
+def test_a_second_crash_reaches_the_caller_and_is_not_retried_again(tmp_path):
+    relay, sessions = link(tmp_path, OracleCrashed("died"), OracleCrashed("died again"), {"display": "ok"})
+    outcome = relay.call("validate", {"file": "a.rs"})
+    assert outcome.error is not None and outcome.error.kind == "oracle-crashed" and outcome.retried
+    assert ops(sessions[0]) == ["init", "validate", "validate"]
+    # The session stays: the next call goes to the (respawned) analyzer.
+    assert relay.call("validate", {"file": "a.rs"}).result == {"display": "ok"}
+
+
+def test_other_errors_are_answered_without_retry(tmp_path):
+    relay, sessions = link(tmp_path, OpTimeout.for_op("type", 50), AnalyzerMissing("none found"))
+    first = relay.call("type", {"file": "a.rs"})
+    assert first.error.kind == "timeout" and not first.retried
+    assert relay.call("type", {"file": "a.rs"}).error.kind == "rust-analyzer-missing"
+    assert ops(sessions[0]) == ["init", "type", "type"]
+
+
+def test_a_failed_start_keeps_nothing_and_the_next_call_starts_again(tmp_path):
+    relay, sessions = link(tmp_path, {"display": "u8"}, starts=[AnalyzerMissing("no rust-analyzer"), INIT])
+    first = relay.call("type", {"file": "a.rs"})
+    assert first.error.kind == "rust-analyzer-missing" and first.error.recipe
+    assert not relay.started and sessions[0].closed == 1
+    assert relay.call("type", {"file": "a.rs"}).result == {"display": "u8"}
+    assert len(sessions) == 2 and ops(sessions[1]) == ["init", "type"]
+
+
+def test_an_analyzer_that_dies_while_starting_is_started_once_more(tmp_path):
+    relay, sessions = link(tmp_path, {"version": 1}, starts=[OracleCrashed("died indexing"), INIT])
+    outcome = relay.call("update", {"file": "a.rs", "content": ""})
+    assert outcome.result == {"version": 1} and outcome.retried and len(sessions) == 2
+
+
+def test_progress_reaches_the_waiting_call_and_always_grows(tmp_path):
+    def indexing(session):
+        # The relay reports from its own thread, and rust-analyzer's percentages restart per phase.
+        def report():
+            session.on_progress("Indexing", 90)
+            session.on_progress("Roots Scanned", 10)
+            session.on_progress("", None)
+
+        thread = threading.Thread(target=report)
+        thread.start()
+        thread.join()
+        return {"diagnostics": []}
+
+    relay, _ = link(tmp_path, indexing)
+    notes = []
+    relay.call("validate", {"file": "a.rs"}, progress=lambda done, total, message: notes.append((done, total, message)))
+    assert notes == [(1, None, "rust-analyzer: Indexing (90%)"), (2, None, "rust-analyzer: Roots Scanned (10%)"),
+                     (3, None, "rust-analyzer is indexing")]
+    # Between calls, and for a call without a reporter, progress goes nowhere and breaks nothing.
+    relay._on_progress("late", 5)
+    assert len(notes) == 3
+
+
+def test_a_failing_reporter_does_not_fail_the_op(tmp_path):
+    def noisy(session):
+        session.on_progress("Indexing", 1)
+        return {"version": 2}
+
+    def broken(done, total, message):
+        raise BrokenPipeError
+
+    relay, _ = link(tmp_path, noisy)
+    assert relay.call("update", {"file": "a.rs", "content": ""}, progress=broken).result == {"version": 2}
+
+
+def test_close_shuts_the_session_once(tmp_path):
+    relay, sessions = link(tmp_path, {"version": 1})
+    relay.close()  # never started: nothing to do
+    relay.call("update", {"file": "a.rs", "content": ""})
+    relay.close()
+    relay.close()
+    assert sessions[0].closed == 1 and not relay.started
