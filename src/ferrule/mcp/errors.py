@@ -1,0 +1,140 @@
+"""Transport-level failure: one exception hierarchy (MCP-CORE section 1, "the wire").
+
+Every class names the MCP-CORE section (or MCP-REVISIONS section) whose rule it enforces and the fix
+a caller can apply. The protocol errors carry their JSON-RPC code and become the `error` member of a
+response; `ChannelClosed` ends the loop instead (the only way out besides end of input).
+
+Tool failures are not here on purpose: a tool that fails answers with an `isError` result
+(MCP-CORE section 3), never with a protocol error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ChannelClosed",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "InvalidTool",
+    "LineTooLong",
+    "McpError",
+    "MethodNotFound",
+    "ParseError",
+    "ProtocolError",
+    "UnsupportedProtocolVersion",
+]
+
+
+class McpError(Exception):
+    """Base of every transport-level failure of `ferrule.mcp`."""
+
+    section = "MCP-CORE §1 (wire)"
+    fix = ""
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return f"{text} [{self.section}; fix: {self.fix}]" if self.fix else text
+
+
+class ChannelClosed(McpError):
+    """The protocol channel is dead (EPIPE, a closed or invalid descriptor): the loop ends, exit 0."""
+
+    section = "MCP-CORE §1 (wire): the loop ends only at end of input or a dead channel"
+    fix = "the host closed its end; restart the server from the host"
+
+
+class InvalidTool(McpError, ValueError):
+    """A tool whose descriptor breaks MCP-CORE section 3; raised when it is registered, not at call time."""
+
+    section = "MCP-CORE §3 (toolset)"
+    fix = "descriptor() must return {name: non-empty str, description: str, inputSchema: {type: 'object', ...}}"
+
+
+class ProtocolError(McpError):
+    """A JSON-RPC error answer. `code` and the wire `message` are fixed per class."""
+
+    code = -32603
+    title = "Internal error"
+
+    def __init__(self, detail: str = "", *, data: Any = None) -> None:
+        super().__init__(f"{self.title}: {detail}" if detail else self.title)
+        self.detail = detail
+        self.data = data
+
+    def to_error(self) -> dict[str, Any]:
+        """The JSON-RPC `error` object: a one-sentence message, and the section and fix in `data`."""
+        message = f"{self.title}: {self.detail}" if self.detail else self.title
+        data = self.data if self.data is not None else {"section": self.section, "fix": self.fix}
+        return {"code": self.code, "message": message, "data": data}
+
+
+class ParseError(ProtocolError):
+    """The line is not JSON (-32700, answered with id null)."""
+
+    code = -32700
+    title = "Parse error"
+    section = "MCP-CORE §1 (wire): a malformed line is answered and the loop goes on"
+    fix = "send one UTF-8 JSON-RPC object per line, with no raw newline inside it"
+
+
+class InvalidRequest(ProtocolError):
+    """JSON, but not a JSON-RPC request or notification object (-32600)."""
+
+    code = -32600
+    title = "Invalid Request"
+    section = "MCP-CORE §1 (wire), JSON-RPC 2.0 §5"
+    fix = 'send an object {"jsonrpc": "2.0", "method": str, "id"?: str | int, "params"?: object}'
+
+
+class LineTooLong(InvalidRequest):
+    """A line longer than the server's bound: refused (id null); the next line is still served."""
+
+    section = "MCP-CORE §1 (wire): bounded line length"
+    fix = "send smaller messages, or start the server with a larger max_line"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"line longer than the limit of {limit} bytes")
+        self.limit = limit
+
+
+class MethodNotFound(ProtocolError):
+    """A method this server does not serve (-32601), including an unknown tool name."""
+
+    code = -32601
+    title = "Method not found"
+    section = "MCP-CORE §2 (server): anything else is method not found"
+    fix = "call initialize, ping, tools/list or tools/call (server/discover, tools/list, tools/call on 2026-07-28)"
+
+
+class InvalidParams(ProtocolError):
+    """Params that break the method's grammar (-32602)."""
+
+    code = -32602
+    title = "Invalid params"
+    section = "MCP-CORE §2 (server)"
+    fix = "params must be an object; tools/call needs a string `name` and an object `arguments`"
+
+
+class UnsupportedProtocolVersion(ProtocolError):
+    """A 2026-07-28 envelope naming a revision this server does not speak (-32022)."""
+
+    code = -32022
+    title = "Unsupported protocol version"
+    section = "MCP-REVISIONS §4.2 (envelope validation)"
+    fix = "retry with a version from data.supported (or send initialize for a handshake revision)"
+
+    def __init__(self, supported: list[str], requested: Any) -> None:
+        super().__init__(data={"supported": supported, "requested": requested})
+
+    def to_error(self) -> dict[str, Any]:
+        # data is exactly {supported, requested}: clients parse it to pick a version.
+        return {"code": self.code, "message": self.title, "data": self.data}
+
+
+class InternalError(ProtocolError):
+    """The server itself failed while answering (-32603); the loop goes on."""
+
+    section = "MCP-CORE §2 (server)"
+    fix = "a server bug: the server's stderr has the traceback"

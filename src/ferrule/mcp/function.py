@@ -1,0 +1,88 @@
+"""`@tool`: a typed Python function becomes a Tool, its schema taken from the signature.
+
+    @tool
+    def echo(text: str) -> str:
+        "Echo the text back."
+        return text
+
+A function may return a str (the report), a ToolOutput, a dict (sent as structured content, with its
+JSON as the report), None (an empty report) or any other JSON value (its JSON is the report). What it
+raises becomes an `isError` result carrying the exception's text. `async def` functions work too.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from orjson import dumps
+
+from .schema import function_schema, split_docstring
+from .tools import ToolOutput
+
+__all__ = ["FunctionTool", "as_output", "tool"]
+
+
+def as_output(value: Any) -> ToolOutput:
+    """A tool function's return value as a ToolOutput."""
+    if type(value) is str:
+        return ToolOutput(value)
+    if isinstance(value, ToolOutput):
+        return value
+    if value is None:
+        return ToolOutput("")
+    if isinstance(value, str):
+        return ToolOutput(str(value))
+    report = dumps(value).decode()  # TypeError for a value that is not JSON
+    return ToolOutput(report, structured=value if type(value) is dict else None)
+
+
+class FunctionTool:
+    """A Tool made from a function; calling it still calls the function."""
+
+    def __init__(
+        self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    ) -> None:
+        summary, param_docs = split_docstring(fn.__doc__)
+        schema, int_params = function_schema(fn, param_docs)
+        self.fn = fn
+        self.name = name or fn.__name__
+        self._descriptor = {
+            "name": self.name,
+            "description": summary if description is None else description,
+            "inputSchema": schema,
+        }
+        self._int_params = int_params
+        self._is_async = inspect.iscoroutinefunction(fn)
+        functools.update_wrapper(self, fn)
+
+    def descriptor(self) -> dict[str, Any]:
+        return self._descriptor
+
+    def run(self, args: dict[str, Any]) -> ToolOutput:
+        for name in self._int_params:
+            value = args.get(name)
+            if type(value) is float:  # 3.0 is an integer in JSON; the function was promised an int
+                args[name] = int(value)
+        if self._is_async:
+            import asyncio
+
+            return as_output(asyncio.run(self.fn(**args)))
+        return as_output(self.fn(**args))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<tool {self.name!r} from {self.fn.__qualname__}>"
+
+
+def tool(
+    fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None
+) -> Any:
+    """Make a Tool of a typed function: `@tool` or `@tool(name=..., description=...)`."""
+    if fn is not None:
+        return FunctionTool(fn, name=name, description=description)
+    return lambda f: FunctionTool(f, name=name, description=description)

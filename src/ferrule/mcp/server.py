@@ -1,0 +1,391 @@
+"""The server loop (MCP-CORE section 2): `(name, version, ToolSet)` over a Transport.
+
+One thread, no event loop: read whatever the channel holds (many pipelined lines at once), handle
+every complete line in order, and write the answers of one read in one write. Tools run one at a
+time inside the capture guard (MCP-CORE section 4), which is what licenses a process-global redirect.
+A `notifications/cancelled` for a request still queued in the same read suppresses that request: it
+is neither run nor answered. A request already running cannot be interrupted (the loop is busy
+running it), and one already answered is past cancelling; both are ignored, as the protocol allows.
+
+Answers wait for the batch's single write only behind tools that ran quickly last time; before a tool
+that is new or was slow, the answers queued so far are written first, so a quick `ping` is not held
+up by a long build in the same read.
+
+Methods and eras are described in `eras.py`; the wire rules in `wire.py`.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable, Iterable
+from time import perf_counter
+from typing import Any
+
+from orjson import JSONDecodeError, loads
+
+from . import progress as _progress
+from .eras import (
+    MODERN_REVISIONS,
+    NEWEST_HANDSHAKE,
+    SERVER_INFO_KEY,
+    SUPPORTED_REVISIONS,
+    check_envelope,
+    has_progress_message,
+    has_structured_content,
+    is_stateless,
+    negotiate,
+)
+from .errors import (
+    ChannelClosed,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    LineTooLong,
+    MethodNotFound,
+    ParseError,
+    ProtocolError,
+)
+from .function import as_output
+from .tools import ToolOutput, ToolSet, _Entry
+from .transport import DEFAULT_MAX_LINE, StdioTransport
+from .wire import REQUEST, classify, decode, decode_exact, encode, error_line, raw_result_line, result_line
+
+__all__ = ["Server"]
+
+DEFAULT_STDERR_LIMIT = 64 * 1024
+_QUICK_SECONDS = 0.002  # a tool faster than this lets the answers ahead of it wait for the batch write
+_CAPABILITIES = {"tools": {"listChanged": False}}
+_MODERN = MODERN_REVISIONS[-1]
+
+
+class Server:
+    """An MCP stdio server for a set of tools.
+
+    `tools` is a ToolSet, or an iterable of Tools and typed functions. `run()` serves stdio until
+    end of input; `run(transport)` serves any Transport. `stderr_limit` bounds the stderr text a
+    call's report carries (the tail is kept); `max_line` bounds one input line.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        tools: ToolSet | Iterable[Any] | None = None,
+        *,
+        instructions: str | None = None,
+        max_line: int = DEFAULT_MAX_LINE,
+        stderr_limit: int = DEFAULT_STDERR_LIMIT,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools or ())
+        self.instructions = instructions
+        self.max_line = max_line
+        self.stderr_limit = stderr_limit
+        self.revision = NEWEST_HANDSHAKE  # the handshake era's revision until `initialize` says otherwise
+        self._info = {"name": name, "version": version}
+        self._stamp = {SERVER_INFO_KEY: self._info}
+        self._lists: tuple[int, bytes, bytes] | None = None
+        self._discover = self._discover_result()
+        self._pending: list[bytes] = []
+        self._write: Callable[[list[bytes]], None] = _no_writer
+        self._dead = False
+        self._stdin_guard: Callable[[], Any] | None = None
+        self._capture: Callable[..., Any] | None = None
+        self._handshake: dict[str, Callable[[Any, Any], bytes]] = {
+            "tools/call": self._tools_call,
+            "tools/list": self._tools_list,
+            "ping": self._ping,
+            "initialize": self._initialize,
+        }
+        self._stateless: dict[str, Callable[[Any, Any], bytes]] = {
+            "tools/call": self._tools_call_stateless,
+            "tools/list": self._tools_list_stateless,
+            "server/discover": self._server_discover,
+        }
+
+    def tool(self, fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+        """Decorator registering a typed function on this server's ToolSet."""
+        return self.tools.tool(fn, **options)
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def run(self, transport: Any = None) -> None:
+        """Serve until end of input or a dead channel (stdio when no transport is given)."""
+        from ferrule.capture import capture_stderr, stdin_from_devnull
+
+        own = transport is None
+        if own:
+            transport = StdioTransport(max_line=self.max_line)
+        self._capture = capture_stderr
+        self._stdin_guard = None if getattr(transport, "stdin_is_private", False) else stdin_from_devnull
+        read_batch = getattr(transport, "read_batch", None) or _line_reader(transport)
+        self._write = getattr(transport, "write_lines", None) or _line_writer(transport)
+        self._dead = False
+        try:
+            while not self._dead:
+                try:
+                    batch = read_batch()
+                except ChannelClosed:
+                    return
+                if batch is None:
+                    return
+                self._pending = []
+                if len(batch) == 1:
+                    self._handle(batch[0], 0, None)
+                else:
+                    self._handle_batch(batch)
+                if self._pending and not self._dead:
+                    self._flush()
+        finally:
+            if own:
+                transport.close()
+
+    def _flush(self) -> None:
+        lines, self._pending = self._pending, []
+        try:
+            self._write(lines)
+        except ChannelClosed:
+            self._dead = True
+
+    def _handle_batch(self, batch: list[Any]) -> None:
+        """Decode the whole read first, so a cancellation can reach a request queued before it."""
+        items = [_decode(line, self.max_line) for line in batch]
+        cancels: dict[Any, int] | None = None
+        for index, (msg, _) in enumerate(items):
+            if type(msg) is dict and msg.get("method") == "notifications/cancelled" and msg.get("id") is None:
+                params = msg.get("params")
+                target = params.get("requestId") if type(params) is dict else None
+                if type(target) is str or type(target) is int:
+                    if cancels is None:
+                        cancels = {}
+                    cancels[target] = index
+        for index, item in enumerate(items):
+            if self._dead:
+                return
+            self._handle(item, index, cancels)
+
+    def _handle(self, item: Any, index: int, cancels: dict[Any, int] | None) -> None:
+        """Answer one line (or drop it, for notifications and responses)."""
+        msg, line = item if type(item) is tuple else _decode(item, self.max_line)
+        msg_id = None
+        try:
+            if isinstance(msg, ProtocolError):
+                raise msg
+            if type(msg) is dict and type(msg.get("id")) is float:
+                msg = decode_exact(line)  # an integer id beyond 64 bits: read it exactly
+            kind, msg_id, method, params = classify(msg)
+            if kind != REQUEST:
+                return  # notifications are absorbed, responses to requests we never sent dropped
+            if cancels is not None and cancels.get(msg_id, -1) > index and method != "initialize":
+                return  # cancelled while still queued: not run, not answered
+            if is_stateless(method, params):
+                check_envelope(params)
+                handler = self._stateless.get(method)
+                if handler is None:
+                    raise MethodNotFound(f"{method!r} is not a 2026-07-28 method", data=method)
+                answer = handler(msg_id, params)
+                self._pending.append(answer)  # after the handler: a flush inside it swaps the list
+                return
+            handler = self._handshake.get(method)
+            if handler is None:
+                raise MethodNotFound(repr(method), data=method)
+            answer = handler(msg_id, params)
+            self._pending.append(answer)
+        except ProtocolError as exc:
+            msg_id = getattr(exc, "id", msg_id)  # classify() names the id of a request it refused
+            self._pending.append(error_line(msg_id, exc.to_error()))
+        except Exception as exc:  # a fault of ours answers -32603; the loop goes on
+            traceback.print_exc(file=sys.stderr)
+            if msg_id is not None:
+                self._pending.append(error_line(msg_id, InternalError(repr(exc)).to_error()))
+
+    # -- handshake era ----------------------------------------------------------------------------
+
+    def _initialize(self, msg_id: Any, params: Any) -> bytes:
+        if params is None or type(params.get("protocolVersion")) is not str:
+            raise InvalidParams("initialize needs params.protocolVersion (a string)")
+        self.revision = negotiate(params["protocolVersion"])
+        result: dict[str, Any] = {
+            "protocolVersion": self.revision,
+            "capabilities": _CAPABILITIES,
+            "serverInfo": self._info,
+        }
+        if self.instructions is not None:
+            result["instructions"] = self.instructions
+        return result_line(msg_id, result)
+
+    def _ping(self, msg_id: Any, params: Any) -> bytes:
+        return result_line(msg_id, {})
+
+    def _tools_list(self, msg_id: Any, params: Any) -> bytes:
+        _check_cursor(params)
+        return raw_result_line(msg_id, self._list_answers()[1])
+
+    def _tools_call(self, msg_id: Any, params: Any) -> bytes:
+        return self._call(msg_id, params, self.revision, False)
+
+    # -- stateless era (2026-07-28) ---------------------------------------------------------------
+
+    def _discover_result(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "supportedVersions": SUPPORTED_REVISIONS,
+            "capabilities": _CAPABILITIES,
+            "resultType": "complete",
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": self._stamp,
+        }
+        if self.instructions is not None:
+            result["instructions"] = self.instructions
+        return result
+
+    def _server_discover(self, msg_id: Any, params: Any) -> bytes:
+        return result_line(msg_id, self._discover)
+
+    def _tools_list_stateless(self, msg_id: Any, params: Any) -> bytes:
+        _check_cursor(params)
+        return raw_result_line(msg_id, self._list_answers()[2])
+
+    def _tools_call_stateless(self, msg_id: Any, params: Any) -> bytes:
+        return self._call(msg_id, params, _MODERN, True)
+
+    def _list_answers(self) -> tuple[int, bytes, bytes]:
+        """The tools/list results, serialised once per change of the ToolSet."""
+        lists = self._lists
+        if lists is None or lists[0] != self.tools.revision:
+            tools = self.tools.descriptors()
+            modern = {"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                      "_meta": self._stamp}
+            self._lists = lists = (self.tools.revision, encode({"tools": tools}), encode(modern))
+        return lists
+
+    # -- tools/call -------------------------------------------------------------------------------
+
+    def _call(self, msg_id: Any, params: Any, revision: str, stateless: bool) -> bytes:
+        if params is None or type(params.get("name")) is not str:
+            raise InvalidParams("tools/call needs params.name (a string)")
+        name = params["name"]
+        entry = self.tools.entry(name)
+        if entry is None:
+            raise MethodNotFound(f"no tool named {name!r}; tools/list names the tools", data=name)
+        args = params.get("arguments")
+        if args is None:
+            args = {}
+        elif type(args) is not dict:
+            raise InvalidParams("tools/call params.arguments must be an object")
+        reason = entry.check(args)
+        if reason is None:
+            output = self._run(entry, name, args, params.get("_meta"), revision)
+        else:
+            output = ToolOutput(f"invalid arguments for tool {name!r}: {reason}", True)
+        result: dict[str, Any] = {"content": [{"type": "text", "text": output.report}], "isError": output.is_error}
+        if output.structured is not None and has_structured_content(revision):
+            result["structuredContent"] = output.structured
+        if stateless:
+            result["resultType"] = "complete"
+            result["_meta"] = self._stamp
+        try:
+            return result_line(msg_id, result)
+        except TypeError as exc:
+            result.pop("structuredContent", None)
+            result["content"] = [{"type": "text", "text": f"tool {name!r} returned a value that is not JSON: {exc}"}]
+            result["isError"] = True
+            return result_line(msg_id, result)
+
+    def _run(self, entry: _Entry, name: str, args: dict[str, Any], meta: Any, revision: str) -> ToolOutput:
+        reporter = None
+        if type(meta) is dict:
+            token = meta.get("progressToken")
+            if type(token) is str or type(token) is int:
+                reporter = _progress.ProgressReporter(token, self._send_progress, has_progress_message(revision))
+                _progress.activate(reporter)
+        if self._pending and not entry.quick:
+            self._flush()
+        started = perf_counter()
+        failure: BaseException | None = None
+        try:
+            with self._capture(self.stderr_limit) as captured:  # type: ignore[misc]
+                try:
+                    if self._stdin_guard is None:
+                        output = entry.run(args)
+                    else:
+                        with self._stdin_guard():
+                            output = entry.run(args)
+                    if type(output) is not ToolOutput:
+                        output = as_output(output)
+                except (Exception, SystemExit) as exc:
+                    failure = exc
+                    output = ToolOutput(_failure_text(name, exc), True)
+        finally:
+            if reporter is not None:
+                reporter.close()  # nothing for this request may follow its response
+                _progress.activate(None)
+        entry.quick = perf_counter() - started < _QUICK_SECONDS
+        if failure is not None:
+            traceback.print_exception(type(failure), failure, failure.__traceback__, file=sys.stderr)
+        text = captured.text
+        if text:
+            report = output.report
+            joined = f"{report}\n\n--- stderr ---\n{text}" if report else f"--- stderr ---\n{text}"
+            output = ToolOutput(joined, output.is_error, output.structured)
+        return output
+
+    def _send_progress(self, params: dict[str, Any]) -> None:
+        if self._dead:
+            return
+        self._pending.append(encode({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}))
+        self._flush()
+
+
+def _failure_text(name: str, exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"tool {name!r} exited with status {exc.code!r}"
+    text = str(exc)
+    return f"tool {name!r} failed: {type(exc).__name__}: {text}" if text else f"tool {name!r} failed: {type(exc).__name__}"
+
+
+def _check_cursor(params: Any) -> None:
+    # One page holds every tool; a cursor is accepted and the whole list returned.
+    if params is not None and params.get("cursor") is not None and type(params["cursor"]) is not str:
+        raise InvalidParams("tools/list params.cursor must be a string")
+
+
+def _decode(line: Any, max_line: int) -> tuple[Any, bytes]:
+    """(decoded message or the ProtocolError to answer, the raw line)."""
+    if type(line) is not bytes:
+        return (line if isinstance(line, ProtocolError) else InvalidRequest("unreadable line")), b""
+    if len(line) > max_line:
+        return LineTooLong(max_line), b""
+    try:
+        return loads(line), line
+    except JSONDecodeError:
+        pass
+    try:
+        return decode(line), line
+    except ParseError as exc:
+        return exc, line
+
+
+def _line_reader(transport: Any) -> Callable[[], list[Any] | None]:
+    def read_batch() -> list[Any] | None:
+        try:
+            line = transport.read_line()
+        except LineTooLong as exc:
+            return [exc]
+        return None if line is None else [line]
+
+    return read_batch
+
+
+def _line_writer(transport: Any) -> Callable[[list[bytes]], None]:
+    def write_lines(lines: list[bytes]) -> None:
+        for line in lines:
+            transport.write_line(line)
+
+    return write_lines
+
+
+def _no_writer(lines: list[bytes]) -> None:
+    raise ChannelClosed("the server is not running")

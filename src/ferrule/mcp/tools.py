@@ -1,0 +1,125 @@
+"""Tools and the registry (MCP-CORE section 3).
+
+A tool is `descriptor()` (name, description, inputSchema) plus `run(args) -> ToolOutput`. The
+registry maps name -> tool; the last registration of a name wins; `descriptors()` are sorted by name.
+Each descriptor is read and checked once, when the tool is registered, and its inputSchema compiled
+into the argument check the server runs before every call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import InvalidTool
+from .validate import Check, compile_arguments
+
+__all__ = ["Tool", "ToolOutput", "ToolSet"]
+
+
+@dataclass(slots=True)
+class ToolOutput:
+    """What a tool run returns: a report for the agent to read, whether it is a failure, and
+    optionally a structured value (sent as `structuredContent` to clients whose revision has it)."""
+
+    report: str
+    is_error: bool = False
+    structured: dict[str, Any] | None = None
+
+
+@runtime_checkable
+class Tool(Protocol):
+    def descriptor(self) -> dict[str, Any]: ...
+
+    def run(self, args: dict[str, Any]) -> ToolOutput: ...
+
+
+class _Entry:
+    """A registered tool with what the server needs per call, computed once."""
+
+    __slots__ = ("tool", "descriptor", "check", "run", "quick")
+
+    def __init__(self, tool: Tool, descriptor: dict[str, Any], check: Check) -> None:
+        self.tool = tool
+        self.descriptor = descriptor
+        self.check = check
+        self.run = tool.run
+        # Whether its last run was fast: answers queued ahead of a fast tool wait for the batch write.
+        self.quick = False
+
+
+def _checked_descriptor(tool: Any) -> dict[str, Any]:
+    try:
+        descriptor = tool.descriptor()
+    except Exception as exc:
+        raise InvalidTool(f"{tool!r}.descriptor() raised {exc!r}") from exc
+    if type(descriptor) is not dict:
+        raise InvalidTool(f"{tool!r}.descriptor() returned {type(descriptor).__name__}, not a dict")
+    name = descriptor.get("name")
+    if type(name) is not str or not name:
+        raise InvalidTool(f"tool descriptor needs a non-empty string `name`, got {name!r}")
+    description = descriptor.get("description")
+    if description is not None and type(description) is not str:
+        raise InvalidTool(f"tool {name!r}: `description` must be a string")
+    schema = descriptor.get("inputSchema")
+    if type(schema) is not dict or schema.get("type") != "object":
+        raise InvalidTool(f'tool {name!r}: `inputSchema` must be a JSON Schema object with "type": "object"')
+    return descriptor
+
+
+class ToolSet:
+    """name -> tool; the last registration of a name wins."""
+
+    def __init__(self, tools: Iterable[Any] = ()) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self.revision = 0  # bumped on every change, so a cached tools/list answer knows it is stale
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Any) -> Any:
+        """Register a Tool (or a plain typed function, wrapped with @tool); returns it."""
+        if not (callable(getattr(tool, "descriptor", None)) and callable(getattr(tool, "run", None))):
+            if not callable(tool):
+                raise InvalidTool(f"{tool!r} is neither a Tool (descriptor() and run()) nor a function")
+            from .function import FunctionTool
+
+            tool = FunctionTool(tool)
+        descriptor = _checked_descriptor(tool)
+        self._entries[descriptor["name"]] = _Entry(tool, descriptor, compile_arguments(descriptor["inputSchema"]))
+        self.revision += 1
+        return tool
+
+    def tool(self, fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+        """Decorator: `@tools.tool` registers a typed function (options as for `@tool`)."""
+        from .function import FunctionTool
+
+        def register(f: Callable[..., Any]) -> Any:
+            return self.add(FunctionTool(f, **options))
+
+        return register(fn) if fn is not None else register
+
+    def get(self, name: str) -> Tool | None:
+        entry = self._entries.get(name)
+        return entry.tool if entry is not None else None
+
+    def entry(self, name: str) -> _Entry | None:
+        return self._entries.get(name)
+
+    def descriptors(self) -> list[dict[str, Any]]:
+        return [self._entries[name].descriptor for name in sorted(self._entries)]
+
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return (self._entries[name].tool for name in sorted(self._entries))
+
+    def __repr__(self) -> str:
+        return f"ToolSet({self.names()!r})"

@@ -1,0 +1,189 @@
+"""The transport seam (MCP-CORE section 2): `read_line` / `write_line`, stdio for production and a
+scripted replay for tests.
+
+A transport may also offer `read_batch()` (every complete line one read brought, or None at end of
+input) and `write_lines(lines)` (one write for them all); the server uses those when present, which
+is what lets one read of many pipelined requests be answered with one write. Either read may hand
+back a `LineTooLong` in place of a line that broke the bound; the server answers it and goes on.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any, Protocol, runtime_checkable
+
+from orjson import dumps, loads
+
+from .errors import ChannelClosed, LineTooLong
+
+__all__ = ["DEFAULT_MAX_LINE", "ReplayTransport", "StdioTransport", "Transport"]
+
+DEFAULT_MAX_LINE = 64 * 1024 * 1024
+_READ_SIZE = 1 << 20
+
+
+@runtime_checkable
+class Transport(Protocol):
+    def read_line(self) -> bytes | None:
+        """The next line without its newline; None at end of input. May raise ChannelClosed."""
+
+    def write_line(self, line: bytes) -> None:
+        """Send one line (the newline is added). Raises ChannelClosed when the peer is gone."""
+
+
+class StdioTransport:
+    """Frames on stdio: lines read from fd 0, answers written to a private duplicate of fd 1.
+
+    At construction fd 1 is duplicated to a close-on-exec descriptor for frames and pointed at fd 2,
+    so a stray `print()` or a child's stdout cannot corrupt the channel; likewise the input moves to
+    a private close-on-exec descriptor and fd 0 is pointed at /dev/null for the session, so a tool
+    (or its children) can neither prompt nor swallow protocol bytes. `close()` gives fd 0 back.
+    """
+
+    # The server need not point fd 0 at /dev/null around each call: it already is.
+    stdin_is_private = True
+
+    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+        from ferrule._capture_shared import dup_private
+        from ferrule.capture import private_stdout, stdin_from_devnull
+        from ferrule.fastframe import FrameTooLarge, LineFramer
+
+        self._too_large = FrameTooLarge
+        self._framer = LineFramer(max_line)
+        self.max_line = max_line
+        self._out = private_stdout()
+        self._in = dup_private(0)
+        self._devnull = stdin_from_devnull()
+        self._devnull.__enter__()
+        self._queue: list[Any] = []
+        self._eof = False
+
+    def read_batch(self) -> list[Any] | None:
+        """Every complete line of one read (LineTooLong in place of an over-long one); None at EOF."""
+        while True:
+            if self._eof:
+                return None
+            try:
+                data = os.read(self._in, _READ_SIZE)
+            except OSError:  # EIO, EBADF: the channel is gone, which ends the loop like EOF
+                data = b""
+            if not data:
+                self._eof = True
+                # A last line without its newline is still a line.
+                data = b"\n" if self._framer.pending else b""
+                if not data:
+                    return None
+            lines = self._frame(data)
+            if lines:
+                return lines
+
+    def _frame(self, data: bytes) -> list[Any]:
+        framer = self._framer
+        try:
+            return framer.feed(data)
+        except self._too_large as exc:
+            lines: list[Any] = [*exc.lines, LineTooLong(exc.limit)]
+        # Lines after the over-long one may already be buffered, or be over-long themselves.
+        while True:
+            try:
+                lines += framer.feed(b"")
+                return lines
+            except self._too_large as exc:
+                lines += [*exc.lines, LineTooLong(exc.limit)]
+
+    def read_line(self) -> bytes | None:
+        while not self._queue:
+            batch = self.read_batch()
+            if batch is None:
+                return None
+            self._queue = batch
+        line = self._queue.pop(0)
+        if isinstance(line, LineTooLong):
+            raise line
+        return line
+
+    def write_lines(self, lines: list[bytes]) -> None:
+        lines.append(b"")
+        self._write(b"\n".join(lines))
+
+    def write_line(self, line: bytes) -> None:
+        self._write(line + b"\n")
+
+    def _write(self, data: bytes) -> None:
+        fd = self._out
+        try:
+            written = os.write(fd, data)
+            while written < len(data):  # a pipe takes a large write in pieces
+                data = data[written:]
+                written = os.write(fd, data)
+        except OSError as exc:  # EPIPE: the host is gone
+            raise ChannelClosed(f"the protocol channel is closed ({exc.strerror})") from exc
+
+    def close(self) -> None:
+        """Give fd 0 back (the frame descriptors stay: fd 1 remains private for the process)."""
+        if self._devnull is not None:
+            self._devnull.__exit__(None, None, None)
+            self._devnull = None
+            os.close(self._in)
+
+
+class ReplayTransport:
+    """Scripted input, recorded output: the whole loop under test with no host near.
+
+    `script` items are lines (bytes, str, or a dict/list encoded as JSON), a `LineTooLong` to stand
+    for an over-long line, or a tuple of such items that arrive together in one read (so the
+    server can look ahead in them, as it does with a chunk read from a pipe). `close_after` makes
+    the channel die (ChannelClosed) once that many lines were written.
+    """
+
+    def __init__(self, script: Iterable[Any], *, close_after: int | None = None) -> None:
+        self._batches = [list(map(_as_line, item)) if type(item) is tuple else [_as_line(item)] for item in script]
+        self._queue: list[Any] = []
+        self.output: list[bytes] = []
+        self.writes = 0  # write calls: a batched write counts once
+        self._close_after = close_after
+
+    def read_batch(self) -> list[Any] | None:
+        if self._queue:
+            batch, self._queue = self._queue, []
+            return batch
+        return self._batches.pop(0) if self._batches else None
+
+    def read_line(self) -> bytes | None:
+        while not self._queue:
+            if not self._batches:
+                return None
+            self._queue = self._batches.pop(0)
+        line = self._queue.pop(0)
+        if isinstance(line, LineTooLong):
+            raise line
+        return line
+
+    def write_lines(self, lines: list[bytes]) -> None:
+        self.writes += 1
+        for line in lines:
+            self._record(line)
+
+    def write_line(self, line: bytes) -> None:
+        self.writes += 1
+        self._record(line)
+
+    def _record(self, line: bytes) -> None:
+        if self._close_after is not None and len(self.output) >= self._close_after:
+            raise ChannelClosed("the replay channel was scripted to close")
+        if b"\n" in line:
+            raise AssertionError(f"a frame must be one line: {line!r}")
+        self.output.append(line)
+
+    def messages(self) -> list[Any]:
+        """The recorded output, decoded."""
+        return [loads(line) for line in self.output]
+
+
+def _as_line(item: Any) -> Any:
+    if isinstance(item, (bytes, LineTooLong)):
+        return item
+    if isinstance(item, str):
+        return item.encode()
+    return dumps(item)

@@ -1,0 +1,259 @@
+"""Arguments checked against a tool's inputSchema, compiled once per tool into plain closures.
+
+The subset of JSON Schema that tool schemas use: type, enum, const, properties, required,
+additionalProperties, items, anyOf / oneOf / allOf, minimum / maximum (and the exclusive forms),
+minLength / maxLength, pattern, minItems / maxItems, and local `$ref`s into `$defs` / `definitions`.
+Other keywords are accepted without checking. A failure is a sentence naming the argument (its path
+for nested values), which the server returns as an `isError` result.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Check", "compile_arguments", "json_type"]
+
+# A check returns None when the value fits, else the reason (without the argument's name).
+Check = Callable[[Any], "str | None"]
+
+
+def json_type(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return "string"
+    if kind is bool:
+        return "boolean"
+    if kind is int:
+        return "integer"
+    if kind is float:
+        return "number"
+    if kind is dict:
+        return "object"
+    if kind is list:
+        return "array"
+    if value is None:
+        return "null"
+    return kind.__name__
+
+
+def _is_string(v: Any) -> bool:
+    return type(v) is str
+
+
+def _is_integer(v: Any) -> bool:
+    return type(v) is int or (type(v) is float and v.is_integer())
+
+
+def _is_number(v: Any) -> bool:
+    return type(v) is int or type(v) is float
+
+
+_TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
+    "string": _is_string,
+    "integer": _is_integer,
+    "number": _is_number,
+    "boolean": lambda v: type(v) is bool,
+    "object": lambda v: type(v) is dict,
+    "array": lambda v: type(v) is list,
+    "null": lambda v: v is None,
+}
+
+
+def _accept(value: Any) -> None:
+    return None
+
+
+class _Compiler:
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.refs: dict[str, Check] = {}
+
+    def compile(self, schema: Any) -> Check:
+        if schema is True or schema == {}:
+            return _accept
+        if schema is False:
+            return lambda v: "no value is allowed here"
+        if type(schema) is not dict:
+            return _accept
+        checks: list[Check] = []
+        if "$ref" in schema:
+            checks.append(self._ref(schema["$ref"]))
+        if "type" in schema:
+            checks.append(_type_check(schema["type"]))
+        if "enum" in schema:
+            checks.append(_enum_check(schema["enum"]))
+        if "const" in schema:
+            const = schema["const"]
+            checks.append(lambda v: None if _json_equal(v, const) else f"must be {const!r}")
+        checks += _bounds(schema)
+        if "properties" in schema or "required" in schema or "additionalProperties" in schema:
+            checks.append(self._object(schema))
+        if "items" in schema and type(schema["items"]) is dict:
+            checks.append(self._items(self.compile(schema["items"])))
+        for keyword in ("anyOf", "oneOf"):
+            if type(schema.get(keyword)) is list:
+                checks.append(self._alternatives(keyword, [self.compile(s) for s in schema[keyword]]))
+        if type(schema.get("allOf")) is list:
+            checks += [self.compile(s) for s in schema["allOf"]]
+        if not checks:
+            return _accept
+        if len(checks) == 1:
+            return checks[0]
+
+        def all_of(value: Any) -> str | None:
+            for check in checks:
+                reason = check(value)
+                if reason is not None:
+                    return reason
+            return None
+
+        return all_of
+
+    def _ref(self, ref: Any) -> Check:
+        if type(ref) is not str or not ref.startswith("#/"):
+            return _accept
+        if ref not in self.refs:
+            self.refs[ref] = _accept  # a recursive schema refers to itself while it compiles
+            target: Any = self.root
+            for part in ref[2:].split("/"):
+                target = target.get(part.replace("~1", "/").replace("~0", "~")) if type(target) is dict else None
+            self.refs[ref] = self.compile(target) if target is not None else _accept
+        refs = self.refs
+        return lambda v: refs[ref](v)
+
+    def _object(self, schema: dict[str, Any]) -> Check:
+        props = schema.get("properties") if type(schema.get("properties")) is dict else {}
+        checks = {name: self.compile(sub) for name, sub in props.items()}
+        required = [r for r in schema.get("required", ()) if type(r) is str]
+        extra = schema.get("additionalProperties", True)
+        extra_check = None if extra is False else self.compile(extra)
+
+        def check_object(value: Any) -> str | None:
+            if type(value) is not dict:
+                return None  # the `type` keyword, when present, reports this
+            for name in required:
+                if name not in value:
+                    return f"missing required argument {name!r}"
+            for name, item in value.items():
+                check = checks.get(name, extra_check)
+                if check is None:
+                    return f"unexpected argument {name!r}"
+                reason = check(item)
+                if reason is not None:
+                    return _name(name, reason)
+            return None
+
+        return check_object
+
+    def _items(self, item_check: Check) -> Check:
+        def check_items(value: Any) -> str | None:
+            if type(value) is not list:
+                return None
+            for index, item in enumerate(value):
+                reason = item_check(item)
+                if reason is not None:
+                    return _name(f"[{index}]", reason)
+            return None
+
+        return check_items
+
+    @staticmethod
+    def _alternatives(keyword: str, options: list[Check]) -> Check:
+        def check_alternatives(value: Any) -> str | None:
+            reasons = [check(value) for check in options]
+            matched = reasons.count(None)
+            if matched == 1 or (matched > 1 and keyword == "anyOf"):
+                return None
+            if matched > 1:
+                return "matches more than one of the allowed shapes"
+            return " or ".join(dict.fromkeys(r for r in reasons if r))
+
+        return check_alternatives
+
+
+def _name(name: str, reason: str) -> str:
+    """Prefix a nested reason with the key or index it concerns: 'argument 'a.b[2]': ...'."""
+    if reason.startswith("argument '"):
+        inner = reason[len("argument '"):]
+        joiner = "" if inner.startswith("[") else "."
+        return f"argument '{name}{joiner}{inner}"
+    if reason.startswith(("missing required argument '", "unexpected argument '")):
+        head, _, key = reason.partition("'")
+        return f"argument '{name}': {head}'{key}"
+    return f"argument '{name}': {reason}"
+
+
+def _type_check(expected: Any) -> Check:
+    names = [expected] if type(expected) is str else [t for t in expected if type(t) is str]
+    tests = [_TYPE_TESTS[t] for t in names if t in _TYPE_TESTS]
+    if not tests:
+        return _accept
+    wanted = " or ".join(names)
+    if len(tests) == 1:
+        test = tests[0]
+        return lambda v: None if test(v) else f"expected {wanted}, got {json_type(v)}"
+    return lambda v: None if any(t(v) for t in tests) else f"expected {wanted}, got {json_type(v)}"
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    # JSON has no bool/int overlap: True is not 1.
+    return a == b and (type(a) is bool) == (type(b) is bool)
+
+
+def _enum_check(options: Any) -> Check:
+    options = list(options) if isinstance(options, (list, tuple)) else [options]
+
+    def check_enum(value: Any) -> str | None:
+        if any(_json_equal(value, option) for option in options):
+            return None
+        return f"must be one of {', '.join(map(repr, options))}, got {value!r}"
+
+    return check_enum
+
+
+_NUMBER_BOUNDS = (
+    ("minimum", lambda v, m: v >= m, "at least"),
+    ("maximum", lambda v, m: v <= m, "at most"),
+    ("exclusiveMinimum", lambda v, m: v > m, "greater than"),
+    ("exclusiveMaximum", lambda v, m: v < m, "less than"),
+)
+_SIZE_BOUNDS = (
+    ("minLength", str, lambda n, m: n >= m, "at least", "characters"),
+    ("maxLength", str, lambda n, m: n <= m, "at most", "characters"),
+    ("minItems", list, lambda n, m: n >= m, "at least", "items"),
+    ("maxItems", list, lambda n, m: n <= m, "at most", "items"),
+)
+
+
+def _bounds(schema: dict[str, Any]) -> list[Check]:
+    checks: list[Check] = []
+    for keyword, ok, words in _NUMBER_BOUNDS:
+        limit = schema.get(keyword)
+        if _is_number(limit):
+            checks.append(_number_bound(limit, ok, f"must be {words} {limit}"))
+    for keyword, kind, ok, words, unit in _SIZE_BOUNDS:
+        limit = schema.get(keyword)
+        if type(limit) is int:
+            checks.append(_size_bound(kind, limit, ok, f"must have {words} {limit} {unit}"))
+    pattern = schema.get("pattern")
+    if type(pattern) is str:
+        regex = re.compile(pattern)
+        checks.append(
+            lambda v: None if type(v) is not str or regex.search(v) else f"must match the pattern {pattern!r}"
+        )
+    return checks
+
+
+def _number_bound(limit: Any, ok: Callable[[Any, Any], bool], reason: str) -> Check:
+    return lambda v: None if not _is_number(v) or ok(v, limit) else reason
+
+
+def _size_bound(kind: type, limit: int, ok: Callable[[int, int], bool], reason: str) -> Check:
+    return lambda v: None if type(v) is not kind or ok(len(v), limit) else reason
+
+
+def compile_arguments(schema: dict[str, Any]) -> Check:
+    """The check for a tool's whole `arguments` object; its reasons name the argument."""
+    return _Compiler(schema).compile(schema)

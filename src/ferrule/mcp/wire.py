@@ -1,0 +1,136 @@
+"""The wire codec: one JSON-RPC 2.0 object per line, decoded and encoded with orjson.
+
+Classification follows MCP-CORE section 1: a frame with a present, non-null `id` is a request and is
+answered; without one (absent or null) it is a notification and is never answered. A line that is not
+JSON is a parse error (-32700, id null); JSON that is not a request object is an invalid request
+(-32600). MCP-CORE names -32700 for a frame without `method` too; JSON-RPC 2.0 names -32600 for any
+object that is not a valid request, and that is what is sent, so a client can tell "not JSON" from
+"not a request". An object with `result` or `error` and no `method` is a response from the client
+(we never send requests) and is dropped.
+
+Ids are echoed exactly, never through floats: orjson reads integers beyond 64 bits as floats, so a
+float id makes the line be read again with the standard library, which keeps integers exact.
+Invalid UTF-8 inside a line is replaced with U+FFFD, as the official SDK does, rather than refused.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from orjson import JSONDecodeError, dumps, loads
+
+from .errors import InvalidParams, InvalidRequest, ParseError
+
+__all__ = [
+    "NOTIFICATION",
+    "REQUEST",
+    "RESPONSE",
+    "classify",
+    "decode",
+    "decode_exact",
+    "encode",
+    "error_line",
+    "notification_line",
+    "raw_result_line",
+    "result_line",
+]
+
+REQUEST = 0
+NOTIFICATION = 1
+RESPONSE = 2
+
+
+def decode(line: bytes) -> Any:
+    """Parse one line; raise ParseError when it is not JSON."""
+    try:
+        return loads(line)
+    except JSONDecodeError as exc:
+        reason = str(exc)
+    try:
+        return loads(line.decode("utf-8", "replace"))
+    except JSONDecodeError:
+        raise ParseError(f"the line is not JSON ({reason})") from None
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_exact(line: bytes) -> Any:
+    """Parse a line keeping every integer exact (slow path, for lines with non-64-bit integers)."""
+    try:
+        return json.loads(line.decode("utf-8", "replace"), parse_constant=_no_constants)
+    except (ValueError, RecursionError) as exc:
+        raise ParseError(f"the line is not JSON ({exc})") from None
+
+
+def encode(obj: Any) -> bytes:
+    """Serialise one message. Integers beyond 64 bits (ids read exactly) and lone surrogates take
+    the standard library's path; anything else that is not JSON raises TypeError."""
+    try:
+        return dumps(obj)
+    except TypeError:
+        return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _valid_id(value: Any) -> bool:
+    kind = type(value)
+    return kind is str or kind is int
+
+
+def classify(msg: Any) -> tuple[int, Any, str, Any]:
+    """(kind, id, method, params) of a decoded message.
+
+    Raises InvalidRequest for an object that is not a valid request, and InvalidParams for a
+    request whose params are not an object; either has `.id`, the id to answer under (None when
+    unreadable).
+    A float id must be resolved by the caller first (see `decode_exact`).
+    """
+    if type(msg) is not dict:
+        kind = "an array (batches are not served)" if type(msg) is list else type(msg).__name__
+        raise _invalid(f"a message must be a JSON object, got {kind}", None)
+    method = msg.get("method")
+    msg_id = msg.get("id")
+    readable_id = msg_id if _valid_id(msg_id) else None
+    if method is None:
+        if "result" in msg or "error" in msg:
+            return RESPONSE, readable_id, "", None
+        raise _invalid("the object has no `method`", readable_id)
+    if type(method) is not str:
+        raise _invalid("`method` must be a string", readable_id)
+    if msg.get("jsonrpc") != "2.0":
+        raise _invalid('`jsonrpc` must be "2.0"', readable_id)
+    params = msg.get("params")
+    if msg_id is None:
+        return NOTIFICATION, None, method, params
+    if readable_id is None:
+        raise _invalid("`id` must be a string or an integer", None)
+    if params is not None and type(params) is not dict:
+        exc = InvalidParams("`params` must be an object")
+        exc.id = msg_id  # type: ignore[attr-defined]
+        raise exc
+    return REQUEST, msg_id, method, params
+
+
+def _invalid(detail: str, msg_id: Any) -> InvalidRequest:
+    exc = InvalidRequest(detail)
+    exc.id = msg_id  # type: ignore[attr-defined]
+    return exc
+
+
+def result_line(msg_id: Any, result: Any) -> bytes:
+    return encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+
+def raw_result_line(msg_id: Any, raw_result: bytes) -> bytes:
+    """A response whose result is already serialised (the precomputed tools/list answer)."""
+    return b'{"jsonrpc":"2.0","id":' + encode(msg_id) + b',"result":' + raw_result + b"}"
+
+
+def error_line(msg_id: Any, error: dict[str, Any]) -> bytes:
+    return encode({"jsonrpc": "2.0", "id": msg_id, "error": error})
+
+
+def notification_line(method: str, params: dict[str, Any]) -> bytes:
+    return encode({"jsonrpc": "2.0", "method": method, "params": params})
