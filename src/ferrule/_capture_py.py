@@ -8,6 +8,7 @@ written is read back, decoded as UTF-8 with U+FFFD for invalid bytes only.
 from __future__ import annotations
 
 import errno
+import operator
 import os
 import sys
 from collections.abc import Callable
@@ -16,7 +17,6 @@ from typing import IO
 from ._capture_shared import (
     ACTIVE,
     STATE,
-    WINDOWS,
     CaptureBusy,
     Captured,
     dup_private,
@@ -26,7 +26,7 @@ from ._capture_shared import (
     truncation_note,
 )
 
-if WINDOWS:
+if sys.platform == "win32":
     from ._capture_shared import (
         STD_ERROR_HANDLE,
         STD_OUTPUT_HANDLE,
@@ -43,7 +43,7 @@ def _c_stdio_flush() -> Callable[[], object]:
     try:
         import ctypes
 
-        libc = ctypes.CDLL("ucrtbase" if WINDOWS else None)
+        libc = ctypes.CDLL("ucrtbase" if sys.platform == "win32" else None)
         fflush = libc.fflush
     except (ImportError, OSError, AttributeError):  # no C runtime reachable: nothing to flush
         return lambda: None
@@ -81,7 +81,7 @@ if hasattr(os, "register_at_fork"):
 def _read_at(fd: int, size: int, offset: int) -> bytes:
     chunks = []
     while size > 0:
-        if WINDOWS:
+        if sys.platform == "win32":
             os.lseek(fd, offset, os.SEEK_SET)
             chunk = os.read(fd, size)
         else:
@@ -97,16 +97,17 @@ def _read_at(fd: int, size: int, offset: int) -> bytes:
 class StderrCapture:
     """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`."""
 
-    __slots__ = ("limit", "_captured", "_saved", "_sink", "_follow_stdout", "_handles")
+    __slots__ = ("limit", "_limit", "_captured", "_saved", "_sink", "_follow_stdout", "_handles")
 
     def __init__(self, limit: int | None = None) -> None:
-        if limit is not None and limit < 0:
+        self._limit = None if limit is None else operator.index(limit)
+        if self._limit is not None and self._limit < 0:
             raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")
         self.limit = limit
-        self._captured: Captured | None = None
+        self._captured: Captured | None = None  # None while not active
 
     def __enter__(self) -> Captured:
-        if not ACTIVE.acquire(False):
+        if self._captured is not None or not ACTIVE.acquire(False):
             raise CaptureBusy()
         try:
             self._start()
@@ -118,6 +119,8 @@ class StderrCapture:
 
     def __exit__(self, *exc_info: object) -> None:
         captured = self._captured
+        if captured is None:
+            raise RuntimeError("this stderr capture is not active")
         self._captured = None
         sink = self._sink
         try:
@@ -131,7 +134,7 @@ class StderrCapture:
                 self._restore()
             finally:
                 ACTIVE.release()
-        if captured is not None and size:
+        if size:
             self._collect(captured, sink, size)
 
     def _start(self) -> None:
@@ -151,12 +154,12 @@ class StderrCapture:
             if self._follow_stdout:
                 flush_stream(sys.stdout)
             _fflush_all()
-            if WINDOWS:
+            if sys.platform == "win32":
                 self._handles = (get_std_handle(STD_ERROR_HANDLE), get_std_handle(STD_OUTPUT_HANDLE))
             os.dup2(sink, 2)
             if self._follow_stdout:
                 os.dup2(sink, 1)
-            if WINDOWS:
+            if sys.platform == "win32":
                 point_std_handle(STD_ERROR_HANDLE, 2)
                 if self._follow_stdout:
                     point_std_handle(STD_OUTPUT_HANDLE, 1)
@@ -175,7 +178,7 @@ class StderrCapture:
                     os.dup2(2, 1)
             else:
                 os.close(2)
-            if self._handles is not None:
+            if sys.platform == "win32" and self._handles is not None:
                 set_std_handle(STD_ERROR_HANDLE, self._handles[0])
                 set_std_handle(STD_OUTPUT_HANDLE, self._handles[1])
         finally:
@@ -183,7 +186,7 @@ class StderrCapture:
                 os.close(saved)
 
     def _collect(self, captured: Captured, sink: int, size: int) -> None:
-        limit = self.limit
+        limit = self._limit
         start = size - limit if limit is not None and size > limit else 0
         try:
             data = memoryview(_read_at(sink, size - start, start))

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
-WINDOWS = sys.platform == "win32"
 
 #: Held while a stderr capture is active. One lock for both twins: the redirect is process-global,
 #: so a C capture inside a Python one (or the reverse) must be refused too.
@@ -67,7 +66,7 @@ def dup_private(fd: int) -> int:
 
     At 3 or above so that a closed fd 0/1/2 is never filled by the duplicate by accident.
     """
-    if not WINDOWS:
+    if sys.platform != "win32":
         import fcntl
 
         return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
@@ -99,7 +98,7 @@ def fd_is_valid(fd: int) -> bool:
     return True
 
 
-if WINDOWS:
+if sys.platform == "win32":
     import ctypes
     import msvcrt
     from ctypes import wintypes
@@ -152,7 +151,7 @@ def private_stdout() -> int:
         protocol = dup_private(1)
         try:
             os.dup2(2, 1)
-            if WINDOWS:
+            if sys.platform == "win32":
                 point_std_handle(STD_OUTPUT_HANDLE, 1)
         except BaseException:
             os.close(protocol)
@@ -173,7 +172,7 @@ def stdin_from_devnull() -> Iterator[None]:
     try:
         if null != 0:
             os.dup2(null, 0)
-        if WINDOWS:
+        if sys.platform == "win32":
             old_handle = get_std_handle(STD_INPUT_HANDLE)
             point_std_handle(STD_INPUT_HANDLE, 0)
     finally:
@@ -192,7 +191,7 @@ def stdin_from_devnull() -> Iterator[None]:
                 os.dup2(saved, 0)
             else:
                 os.close(0)
-            if WINDOWS:
+            if sys.platform == "win32":
                 set_std_handle(STD_INPUT_HANDLE, old_handle)
         finally:
             if saved >= 0:

@@ -35,7 +35,7 @@ def capture_stderr(twin: ModuleType):
     return twin.capture_stderr
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def all_twins() -> list[ModuleType]:
     names = ["python"] if capture.NO_EXTENSIONS else TWINS
     return [load_twin(name) for name in names]

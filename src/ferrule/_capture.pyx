@@ -1,0 +1,398 @@
+# cython: language_level=3, embedsignature=True
+"""Compiled twin of `ferrule._capture_py`: the stderr capture guard (MCP-CORE section 4).
+
+Same behaviour, with the descriptor work done in C: on the empty path a capture cycle is a few
+syscalls plus flushing `sys.stderr`. The platform code sits in the C block below, switched on
+`_WIN32`: dup/dup2/fcntl on POSIX; `_dup`/`_dup2` plus `SetStdHandle` on Windows, because
+`subprocess` children inherit the std handles, not the C runtime's fds.
+"""
+
+import operator
+import os
+import sys
+
+from cpython.dict cimport PyDict_GetItem
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.ref cimport PyObject
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdio cimport fflush
+
+from ferrule._capture_shared import (
+    ACTIVE,
+    STATE,
+    Captured,
+    CaptureBusy,
+    occupy_with_devnull,
+    open_sink,
+    truncation_note,
+)
+
+cdef extern from "Python.h":
+    char *PyByteArray_AS_STRING(object bytearray)
+
+cdef extern from *:
+    """
+    #include <errno.h>
+    #include <limits.h>
+    #include <stdio.h>
+    #ifdef _WIN32
+    #  include <io.h>
+    #  include <windows.h>
+    #  define FERRULE_WINDOWS 1
+    #else
+    #  include <fcntl.h>
+    #  include <sys/stat.h>
+    #  include <sys/types.h>
+    #  include <unistd.h>
+    #  define FERRULE_WINDOWS 0
+    #endif
+
+    /* Every helper returning int: -1 with a Python OSError set on failure. */
+    static int ferrule_raise_errno(void) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
+
+    #ifdef _WIN32
+    static int ferrule_raise_win32(void) {
+        PyErr_SetFromWindowsErr(0);
+        return -1;
+    }
+
+    /* A duplicate >= 3 whose handle children do not inherit; -2 (no error set) for an invalid fd
+       when quiet_ebadf. */
+    static int ferrule_dup_private(int fd, int quiet_ebadf) {
+        int low[3];
+        int n_low = 0, dup, err, i;
+        HANDLE handle;
+        for (;;) {
+            dup = _dup(fd);
+            if (dup < 0 || dup >= 3) break;
+            low[n_low++] = dup;
+        }
+        err = errno;
+        for (i = 0; i < n_low; i++) _close(low[i]);
+        if (dup < 0) {
+            if (quiet_ebadf && err == EBADF) return -2;
+            errno = err;
+            return ferrule_raise_errno();
+        }
+        handle = (HANDLE)_get_osfhandle(dup);
+        if (handle == INVALID_HANDLE_VALUE || !SetHandleInformation(handle, HANDLE_FLAG_INHERIT, 0)) {
+            DWORD last = GetLastError();
+            _close(dup);
+            SetLastError(last);
+            return ferrule_raise_win32();
+        }
+        return dup;
+    }
+
+    static int ferrule_dup2(int src, int dst) {
+        return _dup2(src, dst) < 0 ? ferrule_raise_errno() : 0;
+    }
+
+    static int ferrule_close(int fd) {
+        return _close(fd) < 0 ? ferrule_raise_errno() : 0;
+    }
+
+    static long long ferrule_size(int fd) {
+        long long size = _filelengthi64(fd);
+        return size < 0 ? ferrule_raise_errno() : size;
+    }
+
+    static Py_ssize_t ferrule_pread(int fd, char *buf, Py_ssize_t n, long long offset) {
+        Py_ssize_t got = 0;
+        if (_lseeki64(fd, offset, SEEK_SET) < 0) return ferrule_raise_errno();
+        while (got < n) {
+            unsigned int chunk = (n - got) > INT_MAX ? INT_MAX : (unsigned int)(n - got);
+            int r = _read(fd, buf + got, chunk);
+            if (r < 0) return ferrule_raise_errno();
+            if (r == 0) break;
+            got += r;
+        }
+        return got;
+    }
+
+    static int ferrule_reset(int fd) {
+        errno_t err = _chsize_s(fd, 0);
+        if (err != 0) {
+            errno = err;
+            return ferrule_raise_errno();
+        }
+        return _lseeki64(fd, 0, SEEK_SET) < 0 ? ferrule_raise_errno() : 0;
+    }
+
+    static DWORD ferrule_std_id(int fd) {
+        return fd == 0 ? STD_INPUT_HANDLE : fd == 1 ? STD_OUTPUT_HANDLE : STD_ERROR_HANDLE;
+    }
+
+    static void *ferrule_get_std(int fd) {
+        return (void *)GetStdHandle(ferrule_std_id(fd));
+    }
+
+    static int ferrule_set_std(int fd, void *handle) {
+        return SetStdHandle(ferrule_std_id(fd), (HANDLE)handle) ? 0 : ferrule_raise_win32();
+    }
+
+    /* Point the std handle for fd 0/1/2 at what that fd holds now, so children inherit it. */
+    static int ferrule_point_std(int fd) {
+        intptr_t handle = _get_osfhandle(fd);
+        if (handle == -1) return ferrule_raise_errno();
+        return ferrule_set_std(fd, (void *)handle);
+    }
+    #else
+    static int ferrule_dup_private(int fd, int quiet_ebadf) {
+        int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (dup < 0) {
+            if (quiet_ebadf && errno == EBADF) return -2;
+            return ferrule_raise_errno();
+        }
+        return dup;
+    }
+
+    static int ferrule_dup2(int src, int dst) {
+        int rc;
+        do rc = dup2(src, dst); while (rc < 0 && errno == EINTR);
+        return rc < 0 ? ferrule_raise_errno() : 0;
+    }
+
+    static int ferrule_close(int fd) {
+        /* Linux releases the fd even when close reports EINTR: never retry. */
+        return close(fd) < 0 && errno != EINTR ? ferrule_raise_errno() : 0;
+    }
+
+    /* The file's size: every capture starts at offset 0, so this is what the block wrote. Cheaper
+       than fstat; the offset it moves is reset before the next capture writes. */
+    static long long ferrule_size(int fd) {
+        off_t end = lseek(fd, 0, SEEK_END);
+        return end < 0 ? ferrule_raise_errno() : (long long)end;
+    }
+
+    static Py_ssize_t ferrule_pread(int fd, char *buf, Py_ssize_t n, long long offset) {
+        Py_ssize_t got = 0;
+        while (got < n) {
+            ssize_t r = pread(fd, buf + got, (size_t)(n - got), (off_t)(offset + got));
+            if (r < 0) {
+                if (errno == EINTR) continue;
+                return ferrule_raise_errno();
+            }
+            if (r == 0) break;
+            got += r;
+        }
+        return got;
+    }
+
+    static int ferrule_reset(int fd) {
+        if (ftruncate(fd, 0) < 0) return ferrule_raise_errno();
+        return lseek(fd, 0, SEEK_SET) < 0 ? ferrule_raise_errno() : 0;
+    }
+
+    /* POSIX children inherit the fds themselves: no std handles to keep in step. */
+    static void *ferrule_get_std(int fd) { (void)fd; return NULL; }
+    static int ferrule_set_std(int fd, void *handle) { (void)fd; (void)handle; return 0; }
+    static int ferrule_point_std(int fd) { (void)fd; return 0; }
+    #endif
+    """
+    const int FERRULE_WINDOWS
+    int ferrule_dup_private(int fd, int quiet_ebadf) except -1
+    int ferrule_dup2(int src, int dst) except -1
+    int ferrule_close(int fd) except -1
+    long long ferrule_size(int fd) except -1
+    Py_ssize_t ferrule_pread(int fd, char *buf, Py_ssize_t n, long long offset) except -1
+    int ferrule_reset(int fd) except -1
+    void *ferrule_get_std(int fd)
+    int ferrule_set_std(int fd, void *handle) except -1
+    int ferrule_point_std(int fd) except -1
+
+__all__ = ["StderrCapture", "capture_stderr"]
+
+cdef object _acquire = ACTIVE.acquire
+cdef object _release = ACTIVE.release
+cdef object _state = STATE
+
+cdef int _sink = -1
+cdef object _sink_file = None
+_parents_sinks = []
+
+
+cdef int _sink_fd() except -1:
+    global _sink, _sink_file
+    if _sink < 0:
+        _sink_file = open_sink()
+        _sink = _sink_file.fileno()
+    return _sink
+
+
+def _own_sink_after_fork():
+    # A forked child must not truncate the parent's file; kept open for a capture the fork interrupted.
+    global _sink, _sink_file
+    if _sink_file is not None:
+        _parents_sinks.append(_sink_file)
+    _sink_file = None
+    _sink = -1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_own_sink_after_fork)
+
+
+cdef dict _sys_dict = sys.__dict__
+
+
+cdef inline void _flush_python(str name):
+    cdef PyObject *stream = PyDict_GetItem(_sys_dict, name)  # borrowed; sys.stderr may be replaced
+    if stream is NULL or <object>stream is None:
+        return
+    try:
+        (<object>stream).flush()
+    except (OSError, ValueError):  # closed or broken: nothing pending can reach the fd anyway
+        pass
+
+
+cdef inline void _flush_all(bint stdout_too):
+    _flush_python("stderr")
+    if stdout_too:
+        _flush_python("stdout")
+    fflush(NULL)  # C stdio buffers
+
+
+cdef class StderrCapture:
+    """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`."""
+
+    cdef readonly object limit
+    cdef Py_ssize_t _limit  # -1: no cap
+    cdef object _captured
+    cdef bint _active
+    cdef int _saved
+    cdef int _sink
+    cdef bint _follow_stdout
+    cdef bint _handles_saved
+    cdef void *_old_stderr_handle
+    cdef void *_old_stdout_handle
+
+    def __cinit__(self, limit=None):
+        if limit is None:
+            self._limit = -1
+        else:
+            self._limit = operator.index(limit)
+            if self._limit < 0:
+                raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")
+        self.limit = limit
+        self._saved = -1
+
+    def __enter__(self):
+        if self._active or not _acquire(False):
+            raise CaptureBusy()
+        try:
+            self._start()
+        except BaseException:
+            _release()
+            raise
+        self._active = True
+        self._captured = Captured()
+        return self._captured
+
+    def __exit__(self, exc_type, exc, tb):
+        cdef long long size = 0
+        if not self._active:
+            raise RuntimeError("this stderr capture is not active")
+        self._active = False
+        captured = self._captured
+        self._captured = None
+        try:
+            _flush_all(self._follow_stdout)
+            size = ferrule_size(self._sink)
+        finally:
+            try:
+                self._restore()
+            finally:
+                _release()
+        if size:
+            _collect(captured, self._sink, size, self._limit)
+        return None
+
+    cdef int _start(self) except -1:
+        cdef int saved = ferrule_dup_private(2, 1)
+        if saved == -2:
+            # Occupy fd 2 first, so the temporary file cannot be opened onto it (pytest does the same).
+            occupy_with_devnull(2)
+            saved = -1
+        self._saved = saved
+        self._follow_stdout = saved >= 0 and PyByteArray_AS_STRING(_state)[0] != 0
+        self._handles_saved = False
+        try:
+            self._sink = _sink_fd()
+            _flush_all(self._follow_stdout)
+            if FERRULE_WINDOWS:
+                self._old_stderr_handle = ferrule_get_std(2)
+                self._old_stdout_handle = ferrule_get_std(1)
+                self._handles_saved = True
+            ferrule_dup2(self._sink, 2)
+            if self._follow_stdout:
+                ferrule_dup2(self._sink, 1)
+            if FERRULE_WINDOWS:
+                ferrule_point_std(2)
+                if self._follow_stdout:
+                    ferrule_point_std(1)
+        except BaseException:
+            self._restore()
+            raise
+        return 0
+
+    cdef int _restore(self) except -1:
+        """Put back whatever held fd 2 (and the std handles) before; close the saved fd once."""
+        cdef int saved = self._saved
+        self._saved = -1
+        try:
+            if saved >= 0:
+                ferrule_dup2(saved, 2)
+                if self._follow_stdout:
+                    ferrule_dup2(2, 1)
+            else:
+                ferrule_close(2)
+            if self._handles_saved:
+                self._handles_saved = False
+                ferrule_set_std(2, self._old_stderr_handle)
+                ferrule_set_std(1, self._old_stdout_handle)
+        finally:
+            if saved >= 0:
+                ferrule_close(saved)
+        return 0
+
+
+cdef int _collect(object captured, int sink, long long size, Py_ssize_t limit) except -1:
+    """Read back what was written (the tail under a cap), decode it, and empty the file."""
+    cdef long long start = size - limit if 0 <= limit < size else 0
+    cdef Py_ssize_t wanted = <Py_ssize_t>(size - start)
+    cdef Py_ssize_t got, skip = 0
+    cdef char *buf = <char *>PyMem_Malloc(wanted if wanted > 0 else 1)
+    if buf is NULL:
+        raise MemoryError()
+    try:
+        try:
+            got = ferrule_pread(sink, buf, wanted, start)
+        finally:
+            ferrule_reset(sink)  # ready for the next capture, and the disk space back
+        if start:
+            # Never start inside a character: skip its continuation bytes (at most 3 in UTF-8).
+            while skip < 3 and skip < got and (<unsigned char>buf[skip] & 0xC0) == 0x80:
+                skip += 1
+        text = PyUnicode_DecodeUTF8(buf + skip, got - skip, "replace")
+    finally:
+        PyMem_Free(buf)
+    captured.size = size
+    if start:
+        captured.truncated = True
+        captured.text = truncation_note(start + skip) + text
+    else:
+        captured.text = text
+    return 0
+
+
+def capture_stderr(limit=None):
+    """Capture everything written to fd 2 (this process and its children) during a `with` block.
+
+    `limit` caps the bytes kept: the tail is kept and `text` starts with a note saying how many
+    bytes were cut. Raises `CaptureBusy` when another capture is active.
+    """
+    return StderrCapture(limit)
