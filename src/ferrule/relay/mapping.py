@@ -1,0 +1,113 @@
+"""Pure translations between LSP shapes and the oracle protocol's: no I/O, no analyzer."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any
+
+from ferrule.lsp.markup import hover_markdown, split_hover
+
+SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+
+COMPLETION_KIND = {
+    1: "text", 2: "method", 3: "function", 4: "constructor", 5: "field", 6: "variable", 7: "class",
+    8: "interface", 9: "module", 10: "property", 11: "unit", 12: "value", 13: "enum", 14: "keyword",
+    15: "snippet", 16: "color", 17: "file", 18: "reference", 19: "folder", 20: "enum_member",
+    21: "constant", 22: "struct", 23: "event", 24: "operator", 25: "type_parameter",
+}
+KEYWORD, SNIPPET = 14, 15
+
+# Methods only Option or only Result offer: a sibling among the answers names the receiver.
+_OPTION_ONLY = frozenset({"is_some", "is_none", "is_some_and", "is_none_or", "ok_or", "ok_or_else",
+                          "get_or_insert", "get_or_insert_with", "take", "zip", "xor", "filter"})
+_RESULT_ONLY = frozenset({"is_ok", "is_err", "is_ok_and", "is_err_and", "ok", "err", "map_err",
+                          "unwrap_err", "expect_err", "into_ok", "inspect_err"})
+_PANICKING = frozenset({"unwrap", "expect"})
+# std's own docs of Option::unwrap/expect and Result::unwrap/expect start so.
+_STD_DOC_MARKS = ("contained [`Some`]", "contained [`Ok`]")
+
+# Diagnostics that describe the disk (cargo check), never an overlay's text.
+_DISK_SOURCES = frozenset({"rustc", "clippy", "cargo"})
+
+
+def completion_items(result: Any) -> list[dict[str, Any]]:
+    """The items of a completion answer (a list, a CompletionList, or null)."""
+    if not result:
+        return []
+    if isinstance(result, list):
+        return result
+    return result.get("items") or []
+
+
+def item_name(item: dict[str, Any]) -> str:
+    name = item.get("filterText") or item.get("label") or ""
+    return name
+
+
+def is_overlay_diagnostic(diagnostic: dict[str, Any]) -> bool:
+    return diagnostic.get("source") not in _DISK_SOURCES
+
+
+def diagnostic_code(diagnostic: dict[str, Any]) -> str | None:
+    code = diagnostic.get("code")
+    return None if code is None else str(code)
+
+
+def receiver_is_option_or_result(items: list[dict[str, Any]], item: dict[str, Any]) -> bool:
+    """The heuristic for `unsafe`: std's docs on the item, or an Option/Result-only sibling."""
+    documentation = item.get("documentation")
+    if isinstance(documentation, dict):
+        documentation = documentation.get("value")
+    if isinstance(documentation, str) and any(mark in documentation[:200] for mark in _STD_DOC_MARKS):
+        return True
+    for other in items:
+        name = item_name(other)
+        if name in _OPTION_ONLY or name in _RESULT_ONLY:
+            return other.get("kind") == 2  # a method, not a free function of that name
+    return False
+
+
+def is_panicking_method(name: str) -> bool:
+    return name in _PANICKING
+
+
+def hover_to_type(result: Any) -> dict[str, str]:
+    if not result:
+        return {"display": "", "documentation": ""}
+    display, documentation = split_hover(hover_markdown(result.get("contents")))
+    return {"display": display, "documentation": documentation}
+
+
+def module_path(rel: str) -> str | None:
+    """`crate::a::b` for `src/a/b.rs` or `src/a/b/mod.rs`; `crate` for a crate root; None outside src/."""
+    parts = PurePosixPath(rel).parts
+    if len(parts) < 2 or parts[0] != "src" or not rel.endswith(".rs"):
+        return None
+    inner = list(parts[1:])
+    if inner[0] == "bin":  # src/bin/x.rs and src/bin/x/main.rs are crate roots of binaries
+        if len(inner) == 2 or (len(inner) == 3 and inner[2] == "main.rs"):
+            return "crate"
+        inner = inner[2:] if inner[1].endswith(".rs") is False else inner[2:]
+    stem = inner[-1][:-3]
+    if len(inner) == 1 and stem in ("lib", "main"):
+        return "crate"
+    segments = inner[:-1] + ([] if stem == "mod" else [stem])
+    return "::".join(["crate", *segments])
+
+
+def seam_candidates(rel: str) -> list[str]:
+    """Where the enclosing seam (`mod.rs`, `lib.rs`, `main.rs`) may be, nearest first."""
+    parts = PurePosixPath(rel).parts
+    if not parts or parts[0] != "src":
+        return ["src/lib.rs", "src/main.rs"]
+    folder = PurePosixPath(*parts[:-1])
+    name = parts[-1]
+    found: list[str] = []
+    if name in ("mod.rs", "lib.rs", "main.rs"):
+        found.append(rel)  # a seam encloses itself
+    while str(folder) not in ("src", "."):
+        found.append(f"{folder}/mod.rs")
+        found.append(f"{folder}.rs")  # the 2018 layout: src/a.rs owns src/a/
+        folder = folder.parent
+    found.extend(["src/lib.rs", "src/main.rs"])
+    return found

@@ -1,0 +1,605 @@
+"""The relay's Session: one warm rust-analyzer for one project, and the seven oracle ops over it.
+
+`await session.call(op, params)` runs `init update validate scope complete type shutdown` with the
+params and results of TCG-PROTOCOL-RUST section 2 and raises only `RelayError` subclasses. Ops on
+different files may run concurrently; the caller serialises ops on one file.
+
+Documents: `update` keeps a persistent overlay (didOpen/didChange with a monotonic version, null ->
+didClose). `content` on validate/complete/type/scope is transient: the analyzer sees that text for
+the one op, then the file's previous state (overlay or disk) is put back.
+
+Crashes: a dead analyzer is reported once as `oracle-crashed`; the next op respawns it and re-applies
+every overlay. If it dies again before any op succeeds, the session stops respawning until `init`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ferrule.fastframe import LineIndex
+from ferrule.lsp import LspClient, PositionCodec, RequestTimeout, ResponseError, ServerExited, path_to_uri
+from ferrule.lsp.positions import line_text
+from ferrule.relay import mapping
+from ferrule.relay.errors import (
+    OpTimeout,
+    OracleCrashed,
+    ProtocolError,
+    WorkspaceUnloadable,
+)
+from ferrule.relay.paths import ProjectFile, ProjectRoot
+from ferrule.relay.policy import RelayPolicy
+from ferrule.relay.resolve import Analyzer, resolve_analyzer
+
+ProgressCallback = Callable[[str, "int | None"], None]
+
+# Per-op budgets (ms) when the request carries no `timeout_ms`; for init it bounds the quiescence wait.
+DEFAULT_BUDGET_MS = {
+    "init": 90_000,
+    "update": 10_000,
+    "validate": 30_000,
+    "scope": 20_000,
+    "complete": 20_000,
+    "type": 20_000,
+    "shutdown": 10_000,
+}
+INITIALIZE_TIMEOUT_S = 60.0
+CONTENT_MODIFIED_RETRIES = 5
+COMPLETE_MAX_DEFAULT = 50
+
+# The configuration answered to the analyzer (initializationOptions and workspace/configuration).
+# checkOnSave off: cargo-check results describe the disk, never an overlay. No flyimport, postfix or
+# snippet entries: completions are what is in scope. No memory layout in hovers: documentation is docs.
+ANALYZER_CONFIG: dict[str, Any] = {
+    "checkOnSave": False,
+    "check": {"workspace": False},
+    "files": {"watcher": "server"},
+    # type mismatches and unresolved names are "experimental" in rust-analyzer; an agent needs them
+    "diagnostics": {"enable": True, "experimental": {"enable": True}},
+    "completion": {
+        "autoimport": {"enable": False},
+        "postfix": {"enable": False},
+        "callable": {"snippets": "none"},
+        "snippets": {"custom": {}},
+    },
+    "hover": {"memoryLayout": {"enable": False}, "actions": {"enable": False}},
+    "lens": {"enable": False},
+    "inlayHints": {"enable": False},
+}
+
+_SCOPE_PROBE = "\nfn __ferrule_scope_probe__() {\n    \n}\n"
+
+
+class _Document:
+    """A file as the analyzer currently sees it through the relay (an open overlay)."""
+
+    __slots__ = ("text", "version", "_index")
+
+    def __init__(self, text: str, version: int) -> None:
+        self.text = text
+        self.version = version
+        self._index: LineIndex | None = None
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+
+class _Op:
+    """One op's budget: every LSP request inside it gets what is left."""
+
+    __slots__ = ("name", "budget_ms", "deadline")
+
+    def __init__(self, name: str, budget_ms: int) -> None:
+        self.name = name
+        self.budget_ms = budget_ms
+        self.deadline = time.monotonic() + budget_ms / 1000
+
+    def remaining(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise RequestTimeout(self.name, self.budget_ms / 1000)
+        return left
+
+
+class Session:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        analyzer: str | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> None:
+        self.root = ProjectRoot(root)
+        self.analyzer_arg = analyzer
+        self.on_progress = on_progress
+        self.analyzer: Analyzer | None = None
+        self.client: LspClient | None = None
+        self.codec = PositionCodec("utf-8")
+        self.pull_diagnostics = False
+        self.policy: RelayPolicy | None = None
+        self.overlays: dict[str, _Document] = {}
+        self._versions: dict[str, int] = {}
+        self._lifecycle = asyncio.Lock()
+        self._death_reported = False
+        self._crashes_in_a_row = 0
+        self._ops = {
+            "init": self._init,
+            "update": self._update,
+            "validate": self._validate,
+            "scope": self._scope,
+            "complete": self._complete,
+            "type": self._type,
+            "shutdown": self._shutdown,
+        }
+
+    # ---- the entry point -----------------------------------------------------------------------
+
+    async def call(self, op: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        handler = self._ops.get(op)
+        if handler is None:
+            raise ProtocolError.unknown_op(op, self._ops)
+        if params is None:
+            params = {}
+        elif not isinstance(params, dict):
+            raise ProtocolError.bad_param(op, f"params must be an object, got {type(params).__name__}")
+        budget = _budget(op, params)
+        try:
+            if op != "init" and op != "shutdown":
+                client = self.client
+                if client is None or not client.alive:
+                    await self._ensure_running()
+            result = await handler(params, budget)
+        except ServerExited as exited:
+            raise self._crashed(exited) from None
+        except RequestTimeout:
+            raise OpTimeout.for_op(op, budget.budget_ms) from None
+        except ResponseError as error:
+            raise ProtocolError(f"{op}: the analyzer refused the request: {error}",
+                                "check the file and position; the analyzer's message says what it could not do") from None
+        self._crashes_in_a_row = 0
+        return result
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+
+    async def _ensure_running(self) -> None:
+        async with self._lifecycle:
+            client = self.client
+            if client is not None and client.alive:
+                return
+            if client is None:  # first op without init: start as init would
+                await self._start(DEFAULT_BUDGET_MS["init"] / 1000)
+                return
+            if not self._death_reported:  # it died between ops: say so once, respawn on the next op
+                raise self._crashed(ServerExited(client.returncode, client.stderr_tail()))
+            if self._crashes_in_a_row >= 2:
+                raise OracleCrashed(
+                    "rust-analyzer died twice in a row; the relay does not respawn it again on its own",
+                    "send `init` to start it afresh; if it keeps dying, run rust-analyzer in the project "
+                    "by hand to see why (memory, a broken toolchain, a proc-macro)",
+                )
+            await self._start(DEFAULT_BUDGET_MS["init"] / 1000, reapply=True)
+
+    def _crashed(self, exited: ServerExited) -> OracleCrashed:
+        if not self._death_reported:
+            self._crashes_in_a_row += 1
+            self._death_reported = True
+        again = self._crashes_in_a_row >= 2
+        return OracleCrashed(
+            f"rust-analyzer died mid-session ({exited})"
+            + ("; it died twice in a row, so it will not be respawned until `init`" if again else ""),
+            "send `init` to start it afresh" if again else
+            "retry the op: the next op respawns rust-analyzer once and re-applies every overlay",
+        )
+
+    async def _start(self, quiescence_s: float, *, reapply: bool = False) -> bool:
+        """Spawn, initialize and wait for quiescence; True when quiescent within the deadline."""
+        if not (self.root.path / "Cargo.toml").is_file():
+            raise WorkspaceUnloadable(f"no Cargo.toml at the project root {self.root.path}",
+                                      "run the relay in a Cargo project's root, and check `cargo metadata` there")
+        if self.analyzer is None:
+            self.analyzer = await asyncio.to_thread(resolve_analyzer, self.analyzer_arg)
+        if self.policy is None:
+            self.policy = RelayPolicy(self.root.path)
+        old, self.client = self.client, None
+        if old is not None:
+            await old.shutdown(timeout=2.0)
+        client = await LspClient.spawn([self.analyzer.path], cwd=self.root.path)
+        client.configuration = _configuration
+        client.on_progress = self.on_progress
+        self.client = client
+        self._death_reported = False
+        try:
+            await client.initialize(self._initialize_params(), timeout=INITIALIZE_TIMEOUT_S)
+        except RequestTimeout:
+            await client.shutdown(timeout=1.0)
+            raise
+        self.codec = PositionCodec(client.position_encoding)
+        self.pull_diagnostics = "diagnosticProvider" in client.capabilities
+        if reapply:
+            for rel, document in self.overlays.items():
+                version = self._next_version(rel)
+                document.version = version
+                client.notify("textDocument/didOpen", {"textDocument": {
+                    "uri": self._uri(rel), "languageId": "rust", "version": version, "text": document.text}})
+        quiescent = await client.wait_quiescent(quiescence_s)
+        if client.status.get("health") == "error":
+            message = client.status.get("message") or "rust-analyzer could not load the workspace"
+            await client.shutdown(timeout=2.0)
+            self.client = None
+            raise WorkspaceUnloadable(f"{message.strip()} ({self.root.path})")
+        return quiescent
+
+    def _initialize_params(self) -> dict[str, Any]:
+        uri = path_to_uri(self.root.path)
+        forced = os.environ.get("FERRULE_POSITION_ENCODING")
+        encodings = [forced] if forced else ["utf-8", "utf-16"]
+        text_document: dict[str, Any] = {
+            "synchronization": {"dynamicRegistration": False, "didSave": False},
+            "hover": {"contentFormat": ["markdown", "plaintext"]},
+            "completion": {"completionItem": {"snippetSupport": False, "labelDetailsSupport": False},
+                           "contextSupport": True},
+            "publishDiagnostics": {"versionSupport": True, "relatedInformation": False},
+        }
+        if os.environ.get("FERRULE_DIAGNOSTICS") != "push":
+            text_document["diagnostic"] = {"dynamicRegistration": False, "relatedDocumentSupport": False}
+        return {
+            "processId": os.getpid(),
+            "clientInfo": {"name": "ferrule"},
+            "rootUri": uri,
+            "rootPath": str(self.root.path),
+            "workspaceFolders": [{"uri": uri, "name": self.root.path.name}],
+            "initializationOptions": ANALYZER_CONFIG,
+            "capabilities": {
+                "general": {"positionEncodings": encodings},
+                "window": {"workDoneProgress": True},
+                "workspace": {"configuration": True, "workspaceFolders": True},
+                "textDocument": text_document,
+                "experimental": {"serverStatusNotification": True},
+            },
+        }
+
+    # ---- documents -----------------------------------------------------------------------------
+
+    def _uri(self, rel: str) -> str:
+        return path_to_uri(self.root.path / rel)
+
+    def _next_version(self, rel: str) -> int:
+        version = self._versions.get(rel, 0) + 1
+        self._versions[rel] = version
+        return version
+
+    def _file(self, op: str, params: dict[str, Any]) -> ProjectFile:
+        if "file" not in params:
+            raise ProtocolError.bad_param(op, "missing `file`")
+        return self.root.file(params["file"])
+
+    def _disk_text(self, file: ProjectFile) -> str:
+        try:
+            return file.path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            raise ProtocolError(f"{file.rel} does not exist",
+                                "create the file, or send its text with `content` or `update` first") from None
+        except OSError as error:
+            raise ProtocolError(f"{file.rel} could not be read: {error.strerror}") from None
+
+    def _require_file(self, file: ProjectFile, content: str | None) -> None:
+        if content is None and file.rel not in self.overlays and not file.path.is_file():
+            self._disk_text(file)  # raises the clear error
+
+    def _open_transient(self, client: LspClient, file: ProjectFile, content: str) -> Callable[[], None]:
+        """Show `content` to the analyzer; returns what puts the previous state back."""
+        uri = self._uri(file.rel)
+        overlay = self.overlays.get(file.rel)
+        version = self._next_version(file.rel)
+        if overlay is None:
+            client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "rust", "version": version, "text": content}})
+
+            def restore() -> None:
+                if client.alive and file.rel not in self.overlays:
+                    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        else:
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                     "contentChanges": [{"text": content}]})
+
+            def restore() -> None:
+                current = self.overlays.get(file.rel)
+                if not client.alive:
+                    return
+                if current is None:
+                    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+                    return
+                current.version = self._next_version(file.rel)
+                client.notify("textDocument/didChange", {
+                    "textDocument": {"uri": uri, "version": current.version},
+                    "contentChanges": [{"text": current.text}]})
+        return restore
+
+    def _effective_text(self, file: ProjectFile, content: str | None) -> str:
+        if content is not None:
+            return content
+        overlay = self.overlays.get(file.rel)
+        if overlay is not None:
+            return overlay.text
+        return self._disk_text(file)
+
+    def _index(self, file: ProjectFile, content: str | None) -> LineIndex:
+        overlay = self.overlays.get(file.rel)
+        if content is None and overlay is not None:
+            return overlay.index
+        return LineIndex(self._effective_text(file, content))
+
+    def _position(self, op: str, params: dict[str, Any], file: ProjectFile, content: str | None,
+                  index: LineIndex | None = None) -> dict[str, int]:
+        position = params.get("position")
+        if not isinstance(position, dict):
+            raise ProtocolError.bad_param(op, "`position` must be an object {line, character}")
+        line, character = position.get("line"), position.get("character")
+        if type(line) is not int or type(character) is not int or line < 1 or character < 0:
+            raise ProtocolError.bad_param(
+                op, f"`position` needs an integer line >= 1 and character >= 0, got {position!r}")
+        if self.codec.identity:
+            return {"line": line - 1, "character": character}
+        if index is None:
+            index = self._index(file, content)
+        return {"line": line - 1, "character": self.codec.to_server(line_text(index, line - 1), character)}
+
+    def _utf8_column(self, index: LineIndex | None, line: int, character: int) -> int:
+        if self.codec.identity or index is None:
+            return character
+        return self.codec.from_server(line_text(index, line), character)
+
+    async def _request(self, op: _Op, method: str, params: dict[str, Any]) -> Any:
+        """A request within the op's budget; ContentModified and server-cancelled answers are retried."""
+        client = self.client
+        assert client is not None
+        for attempt in range(CONTENT_MODIFIED_RETRIES + 1):
+            try:
+                return await client.request(method, params, timeout=op.remaining())
+            except ResponseError as error:
+                if not error.retryable or attempt == CONTENT_MODIFIED_RETRIES:
+                    raise
+                await asyncio.sleep(0.01 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def _mark(self, result: dict[str, Any]) -> dict[str, Any]:
+        client = self.client
+        if client is not None and not client.quiescent:
+            result["indexing"] = True  # the analyzer was still loading: the answer may be partial
+        return result
+
+    # ---- ops -----------------------------------------------------------------------------------
+
+    async def _init(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
+        async with self._lifecycle:
+            self.overlays.clear()
+            self.policy = None
+            self.analyzer = None
+            self._crashes_in_a_row = 0
+            quiescent = await self._start(op.budget_ms / 1000)
+            client = self.client
+            assert client is not None and self.analyzer is not None
+            return {
+                "ra_version": self.analyzer.version,
+                "position_encoding": client.position_encoding,
+                "pull_diagnostics": self.pull_diagnostics,
+                "quiescent": quiescent,
+            }
+
+    async def _update(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
+        file = self._file("update", params)
+        if "content" not in params:
+            raise ProtocolError.bad_param("update", "missing `content` (a string, or null to clear the overlay)")
+        content = params["content"]
+        if content is not None and not isinstance(content, str):
+            raise ProtocolError.bad_param("update", "`content` must be a string or null")
+        client = self.client
+        assert client is not None
+        uri = self._uri(file.rel)
+        version = self._next_version(file.rel)
+        overlay = self.overlays.get(file.rel)
+        if content is None:
+            if overlay is not None:
+                del self.overlays[file.rel]
+                client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        elif overlay is None:
+            self.overlays[file.rel] = _Document(content, version)
+            client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "rust", "version": version, "text": content}})
+        else:
+            overlay.text, overlay.version, overlay._index = content, version, None
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                     "contentChanges": [{"text": content}]})
+        return {"version": version}
+
+    async def _validate(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
+        file = self._file("validate", params)
+        content = _content("validate", params)
+        text = self._effective_text(file, content)
+        client = self.client
+        assert client is not None
+        uri = self._uri(file.rel)
+        degraded = not self.pull_diagnostics
+        restore = None
+        if content is not None:
+            restore = self._open_transient(client, file, content)
+        elif degraded and file.rel not in self.overlays:
+            restore = self._open_transient(client, file, text)  # pushes come only for open documents
+        try:
+            if self.pull_diagnostics:
+                report = await self._request(op, "textDocument/diagnostic", {"textDocument": {"uri": uri}})
+                raw = (report or {}).get("items") or []
+            else:
+                version = self._versions[file.rel]
+                raw = await client.wait_diagnostics(uri, version, op.remaining())
+        finally:
+            if restore is not None:
+                restore()
+        index = None if self.codec.identity else LineIndex(text)
+        diagnostics = []
+        for item in raw:
+            if not mapping.is_overlay_diagnostic(item):
+                continue
+            start = item["range"]["start"]
+            diagnostics.append({
+                "code": mapping.diagnostic_code(item),
+                "category": mapping.SEVERITY.get(item.get("severity") or 1, "error"),
+                "message": item.get("message", ""),
+                "line": start["line"] + 1,
+                "character": self._utf8_column(index, start["line"], start["character"]),
+            })
+        assert self.policy is not None
+        enriched = self.policy.enrich(file.rel, text)
+        return self._mark({
+            "diagnostics": diagnostics,
+            "facts": enriched["facts"],
+            "markers": [],
+            "conform_findings": enriched["conform_findings"],
+            "advice": enriched["advice"],
+            "degraded": degraded,
+        })
+
+    async def _completion(self, op: _Op, file: ProjectFile, position: dict[str, int]) -> list[dict[str, Any]]:
+        result = await self._request(op, "textDocument/completion", {
+            "textDocument": {"uri": self._uri(file.rel)},
+            "position": position,
+            "context": {"triggerKind": 1},
+        })
+        return mapping.completion_items(result)  # the first answer, even when marked incomplete
+
+    async def _complete(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
+        file = self._file("complete", params)
+        content = _content("complete", params)
+        prefix = params.get("prefix") or ""
+        if not isinstance(prefix, str):
+            raise ProtocolError.bad_param("complete", "`prefix` must be a string")
+        limit = params.get("max", COMPLETE_MAX_DEFAULT)
+        if type(limit) is not int or limit < 0:
+            raise ProtocolError.bad_param("complete", "`max` must be a non-negative integer")
+        self._require_file(file, content)
+        position = self._position("complete", params, file, content)
+        client = self.client
+        assert client is not None
+        restore = self._open_transient(client, file, content) if content is not None else None
+        try:
+            items = await self._completion(op, file, position)
+        finally:
+            if restore is not None:
+                restore()
+        chosen = []
+        for item in items:  # filter and cap before any per-entry work
+            name = mapping.item_name(item)
+            if name.startswith(prefix):
+                chosen.append((name, item))
+                if len(chosen) >= limit:
+                    break
+        assert self.policy is not None
+        domain = not self.policy.is_test_path(file.rel)
+        kinds = mapping.COMPLETION_KIND
+        entries = []
+        for name, item in chosen:
+            unsafe = (domain and mapping.is_panicking_method(name)
+                      and mapping.receiver_is_option_or_result(items, item))
+            entries.append({"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
+                            "type_text": item.get("detail") or "", "unsafe": unsafe})
+        return self._mark({"entries": entries})
+
+    async def _type(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
+        file = self._file("type", params)
+        content = _content("type", params)
+        self._require_file(file, content)
+        position = self._position("type", params, file, content)
+        client = self.client
+        assert client is not None
+        restore = self._open_transient(client, file, content) if content is not None else None
+        try:
+            hover = await self._request(op, "textDocument/hover", {
+                "textDocument": {"uri": self._uri(file.rel)}, "position": position})
+        finally:
+            if restore is not None:
+                restore()
+        return self._mark(mapping.hover_to_type(hover))
+
+    async def _scope(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
+        file = self._file("scope", params)
+        content = _content("scope", params)
+        text = self._effective_text(file, content)
+        client = self.client
+        assert client is not None
+        if params.get("position") is not None:
+            position = self._position("scope", params, file, content, LineIndex(text))
+            shown = content
+        else:  # a neutral top-level position: inside a probe function appended for this op only
+            shown = (text if text.endswith("\n") or not text else text + "\n") + _SCOPE_PROBE
+            probe = LineIndex(shown)
+            position = {"line": probe.line_count - 3, "character": 4}
+        restore = self._open_transient(client, file, shown) if shown is not None else None
+        try:
+            items = await self._completion(op, file, position)
+        finally:
+            if restore is not None:
+                restore()
+        kinds = mapping.COMPLETION_KIND
+        symbols = []
+        seen = set()
+        for item in items:
+            kind = item.get("kind")
+            name = mapping.item_name(item)
+            if kind in (mapping.KEYWORD, mapping.SNIPPET) or name.startswith("__ferrule_scope_probe__"):
+                continue
+            key = (name, kind)
+            if key in seen:
+                continue
+            seen.add(key)
+            symbols.append({"name": name, "kind": kinds.get(kind or 1, "text"), "type_text": item.get("detail") or ""})
+        cell = mapping.module_path(file.rel)
+        seam_file = next((rel for rel in mapping.seam_candidates(file.rel)
+                          if rel == file.rel or (self.root.path / rel).is_file() or rel in self.overlays), None)
+        assert self.policy is not None
+        branded = [{"name": entry["name"], "seam": cell or file.rel, "heuristic": True,
+                    **({"line": entry["line"]} if "line" in entry else {})}
+                   for entry in self.policy.branded(text)]
+        return self._mark({"symbols": symbols, "cell": cell, "seam_file": seam_file, "branded": branded})
+
+    async def _shutdown(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
+        async with self._lifecycle:
+            client, self.client = self.client, None
+            self.overlays.clear()
+            if client is not None:
+                await client.shutdown(timeout=min(op.budget_ms / 1000, 5.0))
+        return {}
+
+    async def aclose(self) -> None:
+        await self.call("shutdown", {})
+
+
+def _configuration(item: dict[str, Any]) -> Any:
+    section = item.get("section")
+    if section in ("rust-analyzer", None, ""):
+        return ANALYZER_CONFIG
+    return None
+
+
+def _budget(op: str, params: dict[str, Any]) -> _Op:
+    budget = params.get("timeout_ms")
+    if budget is None:
+        return _Op(op, DEFAULT_BUDGET_MS[op])
+    if type(budget) is not int or budget <= 0:
+        raise ProtocolError.bad_param(op, f"`timeout_ms` must be a positive integer, got {budget!r}")
+    return _Op(op, budget)
+
+
+def _content(op: str, params: dict[str, Any]) -> str | None:
+    content = params.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ProtocolError.bad_param(op, "`content` must be a string")
+    return content
+
+
+__all__ = ["ANALYZER_CONFIG", "DEFAULT_BUDGET_MS", "Session"]
