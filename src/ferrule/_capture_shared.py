@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
-
 #: Held while a stderr capture is active. One lock for both twins: the redirect is process-global,
 #: so a C capture inside a Python one (or the reverse) must be refused too.
 ACTIVE = threading.Lock()
