@@ -1,0 +1,551 @@
+"""Facts about one Rust file, from tree-sitter's Rust grammar: the records the rules read.
+
+`extract(source)` returns a `FileFacts`; `FileFacts.records()` is the JSON list the relay's `validate`
+returns as `facts`. Every record is a flat JSON object with `kind` and a 1-based `line`.
+
+Schema (fields marked * appear only on some kinds):
+
+    {"kind": "file", "line": 1, "lines": int}                  # lines in the file (one per record list)
+
+    # items: kind is fn | struct | enum | union | trait | impl | mod | use | const | static | type |
+    #        macro_rules | extern_crate
+    {"kind", "name": str,              # impl: the implementing type; use: the path as written
+     "line", "end_line": int,
+     "visibility": str,                # "" (private), "pub", "pub(crate)", ...; an exported
+                                       # macro_rules (#[macro_export]) counts as "pub"
+     "scope": str,                     # enclosing item path, "" at the top ("outer::Type")
+     "parent": str | null,             # kind of the enclosing item: null, "mod", "impl", "trait", "fn",
+                                       # "extern"
+     "public": bool,                   # "pub" here and in every enclosing mod: reachable from outside
+     "doc": str | null,                # the doc comment (`///`, `/** */`, #[doc = ".."]), markers removed
+     "doctest": bool,                  # the doc holds a code block rustdoc runs as a test
+     "hidden": bool,                   # #[doc(hidden)]
+     "test": bool,                     # test code by its attributes (#[cfg(test)], #[test], ...)
+     "trait"*: str | null,             # impl only: the trait implemented
+     "shape"*: "tuple" | "record" | "unit", "fields"*: int, "private_fields"*: int}   # struct only
+
+    {"kind": "unsafe", "line", "end_line", "scope", "test"}     # an `unsafe { }` block
+
+    {"kind": "unwrap", "method": "unwrap" | "expect",
+     "receiver": str | null,           # the expression unwrapped, as written (null: a bare path reference)
+     "form": "method" | "path",        # x.unwrap() | Option::unwrap(x) or a bare Option::unwrap
+     "in_macro": bool,                 # found in a macro invocation's tokens (or a macro_rules body)
+     "text": str,                      # the call as written, whitespace collapsed
+     "line", "scope", "test",
+     "allowed": bool}                  # #[allow]/#[expect](clippy::unwrap_used | expect_used) applies
+
+    {"kind": "env_read", "function": "std::env::var",    # an ambient std::env access, resolved
+     "text": str, "form": "call" | "reference", "in_macro": bool, "line", "scope", "test"}
+
+Decisions worth knowing:
+- Comments and string literals are never code: an `unwrap` there is no record.
+- Macro arguments are tokens, not syntax; `x.unwrap()`, `Option::unwrap(..)` and `std::env::var`
+  token sequences inside a macro invocation (or a macro_rules body) are recorded with in_macro true.
+- `.unwrap()` needs no arguments and `.expect(..)` exactly one, as on Option/Result; the receiver's
+  type is unknown to a parser, so any such method call counts (a documented heuristic).
+- `Option::unwrap` / `Result::expect` paths count whether called or passed (`.map(Option::unwrap)`).
+- `std::env` resolution follows the file's `use` declarations (`use std::env`, `use std::env as e`,
+  `use std::env::var`, `use std::env::{self, var as v}`, globs), collected file-wide. Only the
+  functions that touch ambient process state count (`var`, `vars`, `args`, `current_dir`, `set_var`,
+  ...); `split_paths`, `join_paths` and the `env!` macro do not.
+- "test" in records means test code by attributes only; the policy also treats test paths as tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tree_sitter import Node
+
+from ferrule.conform import syntax
+from ferrule.conform.attributes import (
+    Attributes,
+    clean_block_doc,
+    has_doctest,
+    read_attribute,
+    summarise,
+)
+
+ITEM_KINDS = {
+    "function_item": "fn", "function_signature_item": "fn", "struct_item": "struct", "enum_item": "enum",
+    "union_item": "union", "trait_item": "trait", "impl_item": "impl", "mod_item": "mod",
+    "use_declaration": "use", "const_item": "const", "static_item": "static",
+    "macro_definition": "macro_rules", "type_item": "type", "associated_type": "type",
+    "extern_crate_declaration": "extern_crate",
+}
+_CONTAINERS = {"mod_item": "mod", "impl_item": "impl", "trait_item": "trait", "foreign_mod_item": "extern"}
+_COMMENTS = frozenset({"line_comment", "block_comment"})
+_UNWRAP_LINTS = {"unwrap": "clippy::unwrap_used", "expect": "clippy::expect_used"}
+_UNWRAP_ARITY = {"unwrap": 0, "expect": 1}  # arguments besides the receiver
+_PANICKING_TYPES = frozenset({"Option", "Result"})
+AMBIENT_ENV = frozenset({"var", "var_os", "vars", "vars_os", "args", "args_os", "current_dir",
+                         "set_current_dir", "current_exe", "home_dir", "temp_dir", "set_var", "remove_var"})
+# Tokens that can make up the receiver of `.unwrap()` inside a macro's token tree.
+_CHAIN_TOKENS = frozenset({"identifier", "self", "token_tree", "metavariable", "integer_literal",
+                           "string_literal", "raw_string_literal", "char_literal", ".", "::", "?", "!",
+                           "super", "crate", "field_identifier", "primitive_type", "mutable_specifier"})
+_MAX_TEXT = 160
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _squash(text: str) -> str:
+    """Whitespace collapsed, so a reformatted line keeps its key; long texts cut."""
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Scope:
+    path: str = ""
+    kind: str | None = None     # the enclosing item's kind
+    test: bool = False
+    allows: frozenset[str] = frozenset()
+    public: bool = True         # every enclosing mod is pub (the file itself is)
+
+    def enter(self, name: str, kind: str, attrs: Attributes, public: bool) -> Scope:
+        return Scope(
+            path=f"{self.path}::{name}" if self.path else name,
+            kind=kind,
+            test=self.test or attrs.test,
+            allows=self.allows | attrs.allows if attrs.allows else self.allows,
+            public=public,
+        )
+
+
+@dataclass
+class FileFacts:
+    lines: int
+    items: list[dict[str, Any]] = field(default_factory=list)
+    unsafe: list[dict[str, Any]] = field(default_factory=list)
+    unwraps: list[dict[str, Any]] = field(default_factory=list)
+    env_reads: list[dict[str, Any]] = field(default_factory=list)
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record, the file record first, then the rest in source order."""
+        rest = [*self.items, *self.unsafe, *self.unwraps, *self.env_reads]
+        rest.sort(key=lambda r: r["line"])
+        return [{"kind": "file", "line": 1, "lines": self.lines}, *rest]
+
+
+def count_lines(source: bytes) -> int:
+    return source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
+
+
+def extract(source: bytes | str) -> FileFacts:
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    return _Extractor(source).run()
+
+
+def branded_newtypes(text: str | bytes) -> list[dict[str, Any]]:
+    """Seam newtypes: pub tuple structs with exactly one field, and that field private."""
+    return [
+        {"name": item["name"], "line": item["line"]}
+        for item in extract(text).items
+        if item["kind"] == "struct" and item["visibility"] == "pub" and item.get("shape") == "tuple"
+        and item["fields"] == 1 and item["private_fields"] == 1 and not item["test"]
+    ]
+
+
+class _Extractor:
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.facts = FileFacts(lines=count_lines(source))
+        self.scopes: dict[int, Scope] = {}  # item node id -> the scope inside it
+        self.aliases: dict[str, tuple[str, ...]] = {}  # local name -> the std path it names
+        self.globs: list[tuple[str, ...]] = []
+
+    def run(self) -> FileFacts:
+        root = syntax.parse(self.source).root_node
+        file_scope = Scope()
+        self._walk_container(root.children, file_scope, root)
+        caps = syntax.captures(root)
+        for node in caps.get("use", ()):
+            self._read_use(node.child_by_field_name("argument"), ())
+        for node in caps.get("method_call", ()):
+            self._method_call(node)
+        for node in caps.get("path_ref", ()):
+            self._path_ref(node)
+        if self.aliases or self.globs or b"std" in self.source:
+            for node in caps.get("scoped", ()):
+                self._scoped(node)
+            if self.aliases or self.globs:
+                for node in caps.get("bare_call", ()):
+                    self._bare_call(node)
+        for node in caps.get("unsafe", ()):
+            scope = self._scope_of(node)
+            self.facts.unsafe.append({"kind": "unsafe", "line": node.start_point[0] + 1,
+                                      "end_line": node.end_point[0] + 1, "scope": scope.path,
+                                      "test": scope.test})
+        for node in caps.get("tokens", ()):
+            self._scan_tokens(node)
+        return self.facts
+
+    # ---- items -------------------------------------------------------------------------------
+
+    def _walk_container(self, children: list[Node], scope: Scope, owner: Node) -> None:
+        pending: dict = {}
+        docs: list[str] = []
+        for child in children:
+            kind = child.type
+            if kind == "attribute_item":
+                read_attribute(_text(child)[2:-1], pending)
+            elif kind in _COMMENTS:
+                if child.child_by_field_name("outer") is not None:
+                    doc = child.child_by_field_name("doc")
+                    if doc is not None:
+                        text = _text(doc)
+                        docs.append(clean_block_doc(text) if kind == "block_comment" else _unspace(text))
+            elif kind == "inner_attribute_item":
+                inner: dict = {}
+                read_attribute(_text(child)[3:-1], inner)
+                attrs = summarise(inner)
+                scope = Scope(scope.path, scope.kind, scope.test or attrs.test, scope.allows | attrs.allows,
+                              scope.public)
+                self.scopes[owner.id] = scope
+            elif kind in ITEM_KINDS or kind == "foreign_mod_item":
+                self._item(child, kind, summarise(pending), docs, scope)
+                pending = {}
+                docs = []
+            elif kind not in ("{", "}"):
+                pending = {}
+                docs = []
+
+    def _item(self, node: Node, node_type: str, attrs: Attributes, docs: list[str], scope: Scope) -> None:
+        if node_type == "foreign_mod_item":  # `extern "C" { .. }`: its items live in the enclosing path
+            body = node.child_by_field_name("body")
+            if body is not None:
+                inner = Scope(scope.path, "extern", scope.test or attrs.test, scope.allows | attrs.allows, False)
+                self.scopes[node.id] = inner
+                self._walk_container(body.children, inner, node)
+            return
+        kind = ITEM_KINDS[node_type]
+        visibility = ""
+        first = node.child(0)
+        if first is not None and first.type == "visibility_modifier":
+            visibility = " ".join(_text(first).split())
+        if kind == "macro_rules" and attrs.exported:
+            visibility = "pub"
+        record: dict[str, Any] = {"kind": kind, "name": self._item_name(node, kind),
+                                  "line": node.start_point[0] + 1, "end_line": node.end_point[0] + 1,
+                                  "visibility": visibility, "scope": scope.path, "parent": scope.kind}
+        public = visibility == "pub" and (scope.public or kind == "macro_rules")
+        if attrs.doc:
+            docs = [*docs, attrs.doc]
+        doc = "\n".join(docs) if docs else None
+        record.update(public=public, doc=doc, doctest=bool(doc) and has_doctest(doc), hidden=attrs.hidden,
+                      test=scope.test or attrs.test)
+        if kind == "struct":
+            record.update(self._struct_shape(node))
+        elif kind == "impl":
+            trait = node.child_by_field_name("trait")
+            record["trait"] = _squash(_text(trait)) if trait is not None else None
+        self.facts.items.append(record)
+        if kind in ("use", "extern_crate", "const", "static", "type"):
+            return
+        if kind == "impl":
+            own = record["name"] if record["trait"] is None else f"<{record['name']} as {record['trait']}>"
+        else:
+            own = record["name"]
+        inner = scope.enter(own, kind, attrs, public if kind == "mod" else False)
+        if kind == "fn":
+            inner = self._with_inner_attributes(node.child_by_field_name("body"), inner)
+        self.scopes[node.id] = inner
+        if node_type in _CONTAINERS:
+            body = node.child_by_field_name("body")
+            if body is not None and body.type == "declaration_list":
+                self._walk_container(body.children, inner, node)
+
+    @staticmethod
+    def _item_name(node: Node, kind: str) -> str:
+        if kind == "impl":
+            target = node.child_by_field_name("type")
+            return _squash(_text(target)) if target is not None else ""
+        if kind == "use":
+            arg = node.child_by_field_name("argument")
+            return _squash(_text(arg)) if arg is not None else ""
+        name = node.child_by_field_name("name")
+        return _text(name) if name is not None else ""
+
+    @staticmethod
+    def _struct_shape(node: Node) -> dict[str, Any]:
+        body = node.child_by_field_name("body")
+        if body is None:
+            return {"shape": "unit", "fields": 0, "private_fields": 0}
+        if body.type == "ordered_field_declaration_list":
+            fields = len(body.children_by_field_name("type"))
+            public = sum(1 for c in body.children if c.type == "visibility_modifier")
+            return {"shape": "tuple", "fields": fields, "private_fields": fields - public}
+        decls = [c for c in body.children if c.type == "field_declaration"]
+        public = sum(1 for d in decls if d.child(0) is not None and d.child(0).type == "visibility_modifier")
+        return {"shape": "record", "fields": len(decls), "private_fields": len(decls) - public}
+
+    @staticmethod
+    def _with_inner_attributes(body: Node | None, scope: Scope) -> Scope:
+        """A function body's `#![allow(...)]` applies to the whole function."""
+        if body is None:
+            return scope
+        found: dict = {}
+        for child in body.children:
+            if child.type == "inner_attribute_item":
+                read_attribute(_text(child)[3:-1], found)
+            elif child.type not in _COMMENTS and child.type != "{":
+                break
+        if not found:
+            return scope
+        attrs = summarise(found)
+        return Scope(scope.path, scope.kind, scope.test or attrs.test, scope.allows | attrs.allows,
+                     scope.public)
+
+    # ---- context of an expression --------------------------------------------------------------
+
+    def _scope_of(self, node: Node) -> Scope:
+        """The scope an expression sits in: its nearest walked item, plus attributes met on the way
+        up (on statements, nested items, closures' statements)."""
+        found: dict = {}
+        names: list[str] = []
+        ancestor = node.parent
+        base = None
+        while ancestor is not None:
+            base = self.scopes.get(ancestor.id)
+            if base is not None:
+                break
+            prev = ancestor.prev_sibling
+            while prev is not None and (prev.type == "attribute_item" or prev.type in _COMMENTS):
+                if prev.type == "attribute_item":
+                    read_attribute(_text(prev)[2:-1], found)
+                prev = prev.prev_sibling
+            if ancestor.type in ITEM_KINDS and ancestor.type != "impl_item":
+                name = ancestor.child_by_field_name("name")
+                if name is not None:
+                    names.append(_text(name))
+            ancestor = ancestor.parent
+        if base is None:
+            base = Scope()
+        if not found and not names:
+            return base
+        attrs = summarise(found)
+        path = "::".join([base.path, *reversed(names)] if base.path else reversed(names))
+        return Scope(path, base.kind, base.test or attrs.test, base.allows | attrs.allows, base.public)
+
+    # ---- unwrap / expect -------------------------------------------------------------------------
+
+    def _unwrap(self, anchor: Node, method: str, receiver: str | None, form: str, text: str,
+                in_macro: bool = False) -> None:
+        scope = self._scope_of(anchor)
+        self.facts.unwraps.append({
+            "kind": "unwrap", "method": method, "receiver": receiver, "form": form, "in_macro": in_macro,
+            "text": _squash(text),
+            "line": anchor.start_point[0] + 1, "scope": scope.path, "test": scope.test,
+            "allowed": _UNWRAP_LINTS[method] in scope.allows,
+        })
+
+    def _method_call(self, call: Node) -> None:
+        function = call.child_by_field_name("function")
+        field_node = function.child_by_field_name("field")
+        method = _text(field_node)
+        args = call.child_by_field_name("arguments")
+        if args is None or _argument_count(args) != _UNWRAP_ARITY[method]:
+            return
+        receiver = function.child_by_field_name("value")
+        self._unwrap(field_node, method, _squash(_text(receiver)) if receiver is not None else None,
+                     "method", _text(call))
+
+    def _path_ref(self, node: Node) -> None:
+        path = node.child_by_field_name("path")
+        if path is None or _last_segment(_text(path)) not in _PANICKING_TYPES:
+            return
+        method = _text(node.child_by_field_name("name"))
+        parent = node.parent
+        receiver = None
+        text = _text(node)
+        if parent is not None and parent.type == "call_expression" and \
+                parent.child_by_field_name("function") == node:
+            args = parent.child_by_field_name("arguments")
+            first = next((a for a in args.named_children if a.type not in _COMMENTS), None) if args else None
+            receiver = _squash(_text(first)) if first is not None else None
+            text = _text(parent)
+        self._unwrap(node.child_by_field_name("name"), method, receiver, "path", text)
+
+    # ---- std::env ----------------------------------------------------------------------------------
+
+    def _read_use(self, node: Node | None, prefix: tuple[str, ...]) -> None:
+        if node is None:
+            return
+        kind = node.type
+        if kind in ("identifier", "scoped_identifier", "self", "crate", "super"):
+            path = prefix + _segments(_text(node))
+            if path and path[-1] == "self":
+                path = path[:-1]
+            if path:
+                self._alias(path[-1], path)
+        elif kind == "use_as_clause":
+            target = node.child_by_field_name("path")
+            alias = node.child_by_field_name("alias")
+            if target is not None and alias is not None:
+                path = prefix + _segments(_text(target))
+                if path and path[-1] == "self":
+                    path = path[:-1]
+                self._alias(_text(alias), path)
+        elif kind == "scoped_use_list":
+            base = node.child_by_field_name("path")
+            inner = prefix + (_segments(_text(base)) if base is not None else ())
+            self._read_use(node.child_by_field_name("list"), inner)
+        elif kind == "use_list":
+            for child in node.named_children:
+                self._read_use(child, prefix)
+        elif kind == "use_wildcard":
+            base = next((c for c in node.named_children if c.type not in _COMMENTS), None)
+            path = prefix + (_segments(_text(base)) if base is not None else ())
+            if path[:1] == ("std",):
+                self.globs.append(path)
+
+    def _alias(self, name: str, path: tuple[str, ...]) -> None:
+        if path[:1] == ("std",) and name != "_":
+            self.aliases[name] = path
+
+    def _resolve(self, segments: tuple[str, ...]) -> str | None:
+        """The ambient std::env function a path names, or None."""
+        if not segments:
+            return None
+        head = segments[0]
+        if head in self.aliases:
+            segments = self.aliases[head] + segments[1:]
+        elif head != "std":
+            for glob in self.globs:
+                if glob == ("std",) and head == "env" or glob == ("std", "env") and len(segments) == 1:
+                    segments = glob + segments
+                    break
+        if len(segments) == 3 and segments[0] == "std" and segments[1] == "env" and segments[2] in AMBIENT_ENV:
+            return "std::env::" + segments[2]
+        return None
+
+    def _env(self, anchor: Node, function: str, text: str, form: str, in_macro: bool = False) -> None:
+        scope = self._scope_of(anchor)
+        self.facts.env_reads.append({
+            "kind": "env_read", "function": function, "text": _squash(text), "form": form, "in_macro": in_macro,
+            "line": anchor.start_point[0] + 1, "scope": scope.path, "test": scope.test,
+        })
+
+    def _scoped(self, node: Node) -> None:
+        parent = node.parent
+        if parent is not None and parent.type == "scoped_identifier" and \
+                parent.child_by_field_name("path") == node:
+            return  # a prefix of a longer path; the longer one is checked
+        function = self._resolve(_segments(_text(node)))
+        if function is None or _inside(node, "use_declaration"):
+            return
+        called = parent is not None and parent.type == "call_expression" and \
+            parent.child_by_field_name("function") == node
+        self._env(node, function, _text(parent if called else node), "call" if called else "reference")
+
+    def _bare_call(self, node: Node) -> None:
+        function = self._resolve((_text(node),))
+        if function is not None:
+            self._env(node, function, _text(node.parent), "call")
+
+    # ---- macro token trees ---------------------------------------------------------------------
+
+    def _scan_tokens(self, tree: Node) -> None:
+        kids = tree.children
+        types = [k.type for k in kids]
+        count = len(kids)
+        for i, kind in enumerate(types):
+            if kind == "token_tree":
+                self._scan_tokens(kids[i])
+            elif kind == "." and i + 2 < count and types[i + 1] == "identifier" and types[i + 2] == "token_tree":
+                name = kids[i + 1].text
+                if name in (b"unwrap", b"expect"):
+                    self._macro_method(kids, types, i, name.decode())
+            elif kind == "identifier" and i + 1 < count and types[i + 1] == "::" and \
+                    (i == 0 or types[i - 1] not in ("::", ".")):
+                self._macro_path(kids, types, i)
+            elif kind == "identifier" and (self.aliases or self.globs) and i + 1 < count and \
+                    types[i + 1] == "token_tree" and (i == 0 or types[i - 1] not in ("::", ".")):
+                function = self._resolve((_text(kids[i]),))
+                if function is not None and kids[i + 1].text.startswith(b"("):
+                    self._env(kids[i], function, self._span(kids[i], kids[i + 1]), "call", True)
+
+    def _span(self, first: Node, last: Node) -> str:
+        return self.source[first.start_byte:last.end_byte].decode("utf-8", "replace")
+
+    def _macro_method(self, kids: list[Node], types: list[str], dot: int, method: str) -> None:
+        args = kids[dot + 2]
+        if not args.text.startswith(b"("):
+            return
+        if (len(args.children) > 2) != bool(_UNWRAP_ARITY[method]):
+            return
+        start = dot
+        while start > 0 and types[start - 1] in _CHAIN_TOKENS:
+            start -= 1
+        receiver = self._span(kids[start], kids[dot - 1]) if start < dot else None
+        self._unwrap(kids[dot + 1], method, _squash(receiver) if receiver else None, "method",
+                     self._span(kids[start], args), True)
+
+    def _macro_path(self, kids: list[Node], types: list[str], i: int) -> None:
+        j = i
+        while j + 2 < len(kids) and types[j + 1] == "::" and types[j + 2] == "identifier":
+            j += 2
+        if j == i:
+            return
+        segments = tuple(_text(kids[k]) for k in range(i, j + 1, 2))
+        after = kids[j + 1] if j + 1 < len(kids) and types[j + 1] == "token_tree" else None
+        called = after is not None and after.text.startswith(b"(")
+        if segments[-1] in _UNWRAP_ARITY and len(segments) >= 2 and segments[-2] in _PANICKING_TYPES:
+            receiver = None
+            if called:
+                receiver = self._first_argument(after)
+            self._unwrap(kids[j], segments[-1], receiver, "path",
+                         self._span(kids[i], after if called else kids[j]), True)
+            return
+        function = self._resolve(segments)
+        if function is not None:
+            self._env(kids[i], function, self._span(kids[i], after if called else kids[j]),
+                      "call" if called else "reference", True)
+
+    def _first_argument(self, args: Node) -> str | None:
+        """The tokens before the first top-level comma of a `( .. )` token tree."""
+        inner = args.children[1:-1]
+        end = next((k for k, node in enumerate(inner) if node.type == ","), len(inner))
+        return _squash(self._span(inner[0], inner[end - 1])) if end else None
+
+
+def _argument_count(args: Node) -> int:
+    return sum(1 for a in args.named_children if a.type not in _COMMENTS and a.type != "attribute_item")
+
+
+def _unspace(line: str) -> str:
+    """A `///` line's text without the line ending and the one space that follows the marker."""
+    line = line.rstrip("\r\n")
+    return line[1:] if line.startswith(" ") else line
+
+
+def _segments(path: str) -> tuple[str, ...]:
+    parts = tuple(p.strip() for p in path.split("::"))
+    return parts[1:] if parts and parts[0] == "" else parts
+
+
+def _last_segment(path: str) -> str:
+    depth = 0
+    out = []
+    for ch in path:  # drop generic arguments: `Option::<u8>` -> `Option`
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out).rstrip(":").rsplit("::", 1)[-1].strip()
+
+
+def _inside(node: Node, kind: str) -> bool:
+    ancestor = node.parent
+    while ancestor is not None:
+        if ancestor.type == kind:
+            return True
+        ancestor = ancestor.parent
+    return False
