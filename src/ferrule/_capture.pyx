@@ -393,6 +393,8 @@ def capture_stderr(limit=None):
     """Capture everything written to fd 2 (this process and its children) during a `with` block.
 
     `limit` caps the bytes kept: the tail is kept and `text` starts with a note saying how many
-    bytes were cut. Raises `CaptureBusy` when another capture is active.
+    bytes were cut. Raises `CaptureBusy` when another capture is active. Python-level writes are
+    seen when `sys.stderr` writes to fd 2 (as in a server process); a host that swapped in an object
+    of its own (pytest's capsys or capfd) keeps what is written to that object.
     """
     return StderrCapture(limit)
