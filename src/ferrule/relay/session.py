@@ -303,7 +303,7 @@ class Session:
 
             def restore() -> None:
                 if client.alive and file.rel not in self.overlays:
-                    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+                    self._close(client, file, uri)
         else:
             client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                      "contentChanges": [{"text": content}]})
@@ -313,13 +313,26 @@ class Session:
                 if not client.alive:
                     return
                 if current is None:
-                    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+                    self._close(client, file, uri)
                     return
                 current.version = self._next_version(file.rel)
                 client.notify("textDocument/didChange", {
                     "textDocument": {"uri": uri, "version": current.version},
                     "contentChanges": [{"text": current.text}]})
         return restore
+
+    def _close(self, client: LspClient, file: ProjectFile, uri: str) -> None:
+        """didClose, with the disk text put back first: rust-analyzer re-reads a closed file from disk
+        only later, and an op right after must not see the text that was just closed."""
+        try:
+            disk = file.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            disk = None
+        if disk is not None:
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": self._next_version(file.rel)},
+                "contentChanges": [{"text": disk}]})
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
     def _effective_text(self, file: ProjectFile, content: str | None) -> str:
         if content is not None:
@@ -407,7 +420,7 @@ class Session:
         if content is None:
             if overlay is not None:
                 del self.overlays[file.rel]
-                client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+                self._close(client, file, uri)
         elif overlay is None:
             self.overlays[file.rel] = _Document(content, version)
             client.notify("textDocument/didOpen", {"textDocument": {

@@ -1,0 +1,239 @@
+"""Every op against the real rust-analyzer over the std fixture crate (one shared session)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ferrule.relay.errors import ProtocolError
+
+pytestmark = pytest.mark.live
+
+
+def text_of(root, rel):
+    return (root / rel).read_text()
+
+
+def test_init_reports_version_encoding_and_quiescence(stdcrate_session):
+    result = stdcrate_session.init_result
+    assert set(result) == {"ra_version", "position_encoding", "pull_diagnostics", "quiescent"}
+    assert result["ra_version"].startswith("rust-analyzer ")
+    assert result["position_encoding"] == "utf-8"
+    assert result["pull_diagnostics"] is True
+    assert result["quiescent"] is True
+
+
+def test_type_of_a_function_with_its_docs(stdcrate_session, stdcrate, at):
+    lib = text_of(stdcrate, "src/lib.rs")
+    result = stdcrate_session.call("type", {"file": "src/lib.rs", "position": at(lib, "word_counts")})
+    assert result == {
+        "display": "pub fn word_counts(text: &str) -> HashMap<String, usize>",
+        "documentation": "Counts each word of text.",
+    }
+
+
+def test_type_of_std_types_in_locals(stdcrate_session, stdcrate, at):
+    lib = text_of(stdcrate, "src/lib.rs")
+    found = stdcrate_session.call("type", {"file": "src/lib.rs", "position": at(lib, "found =")})
+    assert found["display"] == "let found: Option<i32>"
+    port = stdcrate_session.call("type", {"file": "src/lib.rs", "position": at(lib, "port =")})
+    assert port["display"] == "let port: Result<u16, ParseIntError>"
+
+
+def test_type_on_lines_with_emoji_and_cjk(stdcrate_session, stdcrate, at):
+    text = text_of(stdcrate, "src/text.rs")
+    cases = {"名前 = String": "let 名前: String", "shout =": "let shout: usize", "wave =": "let wave: &str"}
+    for needle, display in cases.items():
+        position = at(text, needle)
+        assert stdcrate_session.call("type", {"file": "src/text.rs", "position": position})["display"] == display
+    # `shout` sits after a 4-byte emoji and a modifier on its line: its UTF-8 column is not its char index
+    line = text.splitlines()[at(text, "shout =")["line"] - 1]
+    assert at(text, "shout =")["character"] == len(line[: line.index("shout")].encode())
+    assert at(text, "shout =")["character"] != line.index("shout")
+
+
+def test_type_where_there_is_nothing_is_empty(stdcrate_session):
+    result = stdcrate_session.call("type", {"file": "src/lib.rs", "position": {"line": 2, "character": 0}})
+    assert result == {"display": "", "documentation": ""}
+
+
+def test_validate_clean_file(stdcrate_session):
+    result = stdcrate_session.call("validate", {"file": "src/lib.rs"})
+    assert result["diagnostics"] == []
+    assert result["markers"] == []
+    assert result["degraded"] is False
+    for key in ("facts", "conform_findings", "advice"):
+        assert isinstance(result[key], list)
+
+
+def test_validate_transient_content_then_disk_again(stdcrate_session, stdcrate, at):
+    broken = text_of(stdcrate, "src/text.rs").replace('let wave = "👋🏽";', 'let wave: u8 = "👋🏽";')
+    result = stdcrate_session.call("validate", {"file": "src/text.rs", "content": broken})
+    [diagnostic] = result["diagnostics"]
+    assert diagnostic["code"] == "E0308" and diagnostic["category"] == "error"
+    assert "expected u8" in diagnostic["message"]
+    assert {"line": diagnostic["line"], "character": diagnostic["character"]} == at(broken, '"👋🏽"')
+    # the content was transient: the disk text is what the analyzer sees again
+    assert stdcrate_session.call("validate", {"file": "src/text.rs"})["diagnostics"] == []
+
+
+def test_update_is_persistent_and_transient_content_restores_it(stdcrate_session, stdcrate):
+    lib = text_of(stdcrate, "src/lib.rs")
+    broken = lib + "\npub fn oops() -> u8 { nothing_here }\n"
+    try:
+        first = stdcrate_session.call("update", {"file": "src/lib.rs", "content": broken})["version"]
+        codes = [d["code"] for d in stdcrate_session.call("validate", {"file": "src/lib.rs"})["diagnostics"]]
+        assert codes == ["E0425"]
+        # transient good text: clean for that op only
+        assert stdcrate_session.call("validate", {"file": "src/lib.rs", "content": lib})["diagnostics"] == []
+        codes = [d["code"] for d in stdcrate_session.call("validate", {"file": "src/lib.rs"})["diagnostics"]]
+        assert codes == ["E0425"], "the overlay must come back after transient content"
+        second = stdcrate_session.call("update", {"file": "src/lib.rs", "content": broken + "\n"})["version"]
+        assert second > first
+    finally:
+        closed = stdcrate_session.call("update", {"file": "src/lib.rs", "content": None})["version"]
+    assert closed > second
+    assert stdcrate_session.call("validate", {"file": "src/lib.rs"})["diagnostics"] == []
+
+
+def test_overlay_of_one_file_is_seen_by_another(stdcrate_session, stdcrate, at):
+    lib = text_of(stdcrate, "src/lib.rs")
+    circle = text_of(stdcrate, "src/shapes/circle.rs")
+    uses = circle + "\npub fn twice() -> u64 { crate::UserId::new(1).doubled() }\n"
+    try:
+        stdcrate_session.call("update", {"file": "src/lib.rs", "content": lib.replace(
+            "    pub fn raw(&self)", "    pub fn doubled(&self) -> u64 {\n        self.0 * 2\n    }\n\n    pub fn raw(&self)")})
+        result = stdcrate_session.call("validate", {"file": "src/shapes/circle.rs", "content": uses})
+        assert result["diagnostics"] == []
+    finally:
+        stdcrate_session.call("update", {"file": "src/lib.rs", "content": None})
+    result = stdcrate_session.call("validate", {"file": "src/shapes/circle.rs", "content": uses})
+    assert [d["code"] for d in result["diagnostics"]] == ["E0599"]
+
+
+def test_complete_flags_unwrap_on_option_and_result(stdcrate_session, stdcrate, at):
+    lib = text_of(stdcrate, "src/lib.rs")
+    probe = lib.replace("    found\n}", "    found.unw\n}").replace("    port\n}", "    port.exp\n}")
+    option = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": probe,
+                                                "position": at(probe, "found.unw", after=True)})
+    by_name = {entry["name"]: entry for entry in option["entries"]}
+    assert by_name["unwrap"]["unsafe"] is True
+    assert by_name["unwrap"]["kind"] == "method"
+    assert "-> T" in by_name["unwrap"]["type_text"]
+    assert by_name["unwrap_or"]["unsafe"] is False
+    result = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": probe,
+                                                "position": at(probe, "port.exp", after=True), "prefix": "expect"})
+    names = [entry["name"] for entry in result["entries"]]
+    assert "expect" in names and all(name.startswith("expect") for name in names)
+    assert {entry["name"]: entry["unsafe"] for entry in result["entries"]}["expect"] is True
+
+
+def test_complete_unwrap_of_own_type_is_not_flagged(stdcrate_session, stdcrate, at):
+    lib = text_of(stdcrate, "src/lib.rs") + (
+        "\npub struct Wrapper;\nimpl Wrapper {\n    pub fn unwrap(self) -> u8 {\n        0\n    }\n}\n"
+        "pub fn use_it() -> u8 {\n    Wrapper.unw\n}\n")
+    result = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": lib,
+                                                "position": at(lib, "Wrapper.unw", after=True)})
+    assert {entry["name"]: entry["unsafe"] for entry in result["entries"]}["unwrap"] is False
+
+
+def test_complete_in_a_test_file_is_never_unsafe(stdcrate_session, at):
+    text = "use stdcrate::first_even;\n\n#[test]\nfn finds() {\n    first_even(&[2]).unw\n}\n"
+    result = stdcrate_session.call("complete", {"file": "tests/finds.rs", "content": text,
+                                                "position": at(text, ".unw", after=True)})
+    entries = {entry["name"]: entry for entry in result["entries"]}
+    assert "unwrap" in entries and entries["unwrap"]["unsafe"] is False
+
+
+def test_complete_prefix_filters_and_max_caps(stdcrate_session, stdcrate, at):
+    lib = text_of(stdcrate, "src/lib.rs").replace("    found\n}", "    found.\n}")
+    position = at(lib, "found.", after=True)
+    everything = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": lib, "position": position,
+                                                    "max": 1000})["entries"]
+    assert len(everything) > 50
+    default = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": lib, "position": position})
+    assert len(default["entries"]) == 50
+    capped = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": lib, "position": position,
+                                                "prefix": "is_", "max": 2})["entries"]
+    assert len(capped) == 2 and all(entry["name"].startswith("is_") for entry in capped)
+    assert set(capped[0]) == {"name", "kind", "type_text", "unsafe"}
+
+
+def test_complete_after_cjk_receiver(stdcrate_session, stdcrate, at):
+    text = text_of(stdcrate, "src/text.rs").replace("名前.len()", "名前.le")
+    result = stdcrate_session.call("complete", {"file": "src/text.rs", "content": text,
+                                                "position": at(text, "名前.le", after=True)})
+    assert "len" in [entry["name"] for entry in result["entries"]]
+
+
+def test_scope_at_top_level(stdcrate_session):
+    result = stdcrate_session.call("scope", {"file": "src/shapes/circle.rs"})
+    assert result["cell"] == "crate::shapes::circle"
+    assert result["seam_file"] == "src/shapes/mod.rs"
+    names = {symbol["name"]: symbol for symbol in result["symbols"]}
+    assert names["Circle"]["kind"] == "struct"
+    assert "Option" in names and "String" in names, "the std prelude is in scope"
+    assert not any(symbol["kind"] in ("keyword", "snippet") for symbol in result["symbols"])
+    assert not any("probe" in name for name in names)
+    assert result["branded"] == []
+
+
+def test_scope_at_a_position_sees_locals(stdcrate_session, stdcrate, at):
+    lib = text_of(stdcrate, "src/lib.rs")
+    position = at(lib, "    counts\n}")
+    position["character"] += 4
+    result = stdcrate_session.call("scope", {"file": "src/lib.rs", "position": position})
+    names = {symbol["name"]: symbol for symbol in result["symbols"]}
+    assert names["counts"]["kind"] == "variable"
+    assert names["counts"]["type_text"].startswith("HashMap<String, usize")
+    assert names["text"]["kind"] == "variable", "parameters are in scope"
+    assert result["cell"] == "crate" and result["seam_file"] == "src/lib.rs"
+
+
+def test_scope_branded_newtypes(stdcrate_session):
+    lib = stdcrate_session.call("scope", {"file": "src/lib.rs"})
+    assert [(b["name"], b["heuristic"]) for b in lib["branded"]] == [("UserId", True)]
+    shapes = stdcrate_session.call("scope", {"file": "src/shapes/mod.rs"})
+    assert shapes["cell"] == "crate::shapes" and shapes["seam_file"] == "src/shapes/mod.rs"
+    assert [b["name"] for b in shapes["branded"]] == ["Side"]
+
+
+@pytest.mark.parametrize("bad", ["../outside.rs", "/etc/passwd", "src/../../outside.rs", "src\\lib.rs"])
+def test_paths_outside_the_root_are_refused(stdcrate_session, bad):
+    for op, params in [("validate", {}), ("type", {"position": {"line": 1, "character": 0}}),
+                       ("update", {"content": "x"})]:
+        with pytest.raises(ProtocolError) as caught:
+            stdcrate_session.call(op, {"file": bad, **params})
+        assert caught.value.kind == "protocol"
+
+
+def test_symlink_out_of_the_root_is_refused(stdcrate_session, stdcrate, tmp_path):
+    secret = tmp_path / "secret.rs"
+    secret.write_text("pub fn secret() {}\n")
+    link = stdcrate / "src" / "leak.rs"
+    os.symlink(secret, link)
+    try:
+        with pytest.raises(ProtocolError, match="outside the project root"):
+            stdcrate_session.call("validate", {"file": "src/leak.rs"})
+    finally:
+        link.unlink()
+
+
+def test_bad_params_are_protocol_errors(stdcrate_session):
+    cases = [
+        ("type", {"file": "src/lib.rs"}),
+        ("type", {"file": "src/lib.rs", "position": {"line": 0, "character": 0}}),
+        ("complete", {"file": "src/lib.rs", "position": {"line": 1, "character": 0}, "max": -1}),
+        ("update", {"file": "src/lib.rs"}),
+        ("validate", {"file": "src/missing.rs"}),
+        ("validate", {"file": "src/lib.rs", "timeout_ms": "soon"}),
+        ("frobnicate", {}),
+    ]
+    for op, params in cases:
+        with pytest.raises(ProtocolError) as caught:
+            stdcrate_session.call(op, params)
+        assert caught.value.message and caught.value.recipe
+    with pytest.raises(ProtocolError) as caught:
+        stdcrate_session.call("frobnicate", {})
+    assert "validate" in caught.value.recipe
