@@ -456,73 +456,66 @@ cdef int unit_of(object encoding) except -1:
     raise ValueError(f"unknown position encoding {encoding!r}; use 'utf-8', 'utf-16' or 'utf-32'")
 
 
-cdef inline Py_ssize_t utf8_width(Py_UCS4 c) noexcept nogil:
-    return 1 + (c >= 0x80) + (c >= 0x800) + (c >= 0x10000)
+ctypedef fused ucs:  # the three storage widths of a CPython str
+    Py_UCS1
+    Py_UCS2
+    Py_UCS4
+
+cdef enum:
+    BLOCK = 64  # characters summed at once, without early exit, so the compiler can vectorise
+
+
+cdef inline Py_ssize_t count_units(const ucs* s, Py_ssize_t n, int unit) noexcept nogil:
+    """Code units that s[:n] takes in UTF-8 (unit 1) or UTF-16 (unit 2)."""
+    cdef Py_ssize_t i, extra = 0
+    if unit == 2:
+        for i in range(n):
+            extra += s[i] > 0xFFFF
+    else:
+        for i in range(n):
+            extra += (s[i] >= 0x80) + (s[i] >= 0x800) + (s[i] >= 0x10000)
+    return n + extra
+
+
+cdef Py_ssize_t points_before(const ucs* s, Py_ssize_t n, Py_ssize_t column, int unit) noexcept nogil:
+    """Characters of s[:n] that end at or before `column` units (a split character rounds down)."""
+    cdef Py_ssize_t i = 0, seen = 0, block
+    while i + BLOCK <= n:
+        block = count_units(s + i, BLOCK, unit)
+        if seen + block > column:
+            break
+        seen += block
+        i += BLOCK
+    while i < n:
+        seen += count_units(s + i, 1, unit)
+        if seen > column:
+            return i
+        i += 1
+    return n
 
 
 cdef Py_ssize_t to_code_points(int kind, const void* data, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t column, int unit, bint ascii) noexcept nogil:
     """Code points of data[start:end] before `column` units; a split character rounds down."""
-    cdef Py_ssize_t length = end - start, i, seen = 0
-    cdef const Py_UCS1* s1
-    cdef const Py_UCS2* s2
-    cdef const Py_UCS4* s4
     if unit == 4 or ascii or (unit == 2 and kind != 4) or column == 0:
-        return min(column, length)  # one unit per character
+        return min(column, end - start)  # one unit per character
     if kind == PyUnicode_1BYTE_KIND:
-        s1 = <const Py_UCS1*>data + start
-        for i in range(length):
-            seen += 1 + (s1[i] >= 0x80)
-            if seen > column:
-                return i
-    elif kind == PyUnicode_2BYTE_KIND:
-        s2 = <const Py_UCS2*>data + start
-        for i in range(length):
-            seen += utf8_width(s2[i])
-            if seen > column:
-                return i
-    elif unit == 2:
-        s4 = <const Py_UCS4*>data + start
-        for i in range(length):
-            seen += 1 + (s4[i] > 0xFFFF)
-            if seen > column:
-                return i
-    else:
-        s4 = <const Py_UCS4*>data + start
-        for i in range(length):
-            seen += utf8_width(s4[i])
-            if seen > column:
-                return i
-    return length
+        return points_before(<const Py_UCS1*>data + start, end - start, column, unit)
+    if kind == PyUnicode_2BYTE_KIND:
+        return points_before(<const Py_UCS2*>data + start, end - start, column, unit)
+    return points_before(<const Py_UCS4*>data + start, end - start, column, unit)
 
 
 cdef Py_ssize_t from_code_points(int kind, const void* data, Py_ssize_t start, Py_ssize_t count,
                                  int unit, bint ascii) noexcept nogil:
     """Units taken by the `count` code points at data[start:]."""
-    cdef Py_ssize_t i, total = 0
-    cdef const Py_UCS1* s1
-    cdef const Py_UCS2* s2
-    cdef const Py_UCS4* s4
     if unit == 4 or ascii or (unit == 2 and kind != 4):
         return count
     if kind == PyUnicode_1BYTE_KIND:
-        s1 = <const Py_UCS1*>data + start
-        for i in range(count):
-            total += s1[i] >= 0x80
-        return count + total
+        return count_units(<const Py_UCS1*>data + start, count, unit)
     if kind == PyUnicode_2BYTE_KIND:
-        s2 = <const Py_UCS2*>data + start
-        for i in range(count):
-            total += utf8_width(s2[i])
-        return total
-    s4 = <const Py_UCS4*>data + start
-    if unit == 2:
-        for i in range(count):
-            total += s4[i] > 0xFFFF
-        return count + total
-    for i in range(count):
-        total += utf8_width(s4[i])
-    return total
+        return count_units(<const Py_UCS2*>data + start, count, unit)
+    return count_units(<const Py_UCS4*>data + start, count, unit)
 
 
 cdef inline int check_column(Py_ssize_t column) except -1:

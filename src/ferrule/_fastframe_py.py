@@ -89,8 +89,8 @@ class LineFramer:
             raw[0] = b"".join((partial, raw[0]))
         tail = raw.pop()
         self._partial = bytearray(tail)
-        # Only the first line can take its CR from earlier data; any other CR before LF is in `data`.
-        if raw[0][-1:] == b"\r" or b"\r\n" in data:
+        # Only the first line can take its CR from earlier data; any other CR is in `data` (memchr).
+        if b"\r" in data or raw[0][-1:] == b"\r":
             lines = [line[:-1] if line[-1:] == b"\r" else line for line in raw]
         else:
             lines = raw
@@ -125,7 +125,11 @@ _BLOCK_END = b"\r\n\r\n"
 
 def _content_length(block: bytes, max_body: int) -> int | bytes | None:
     """The declared body length, or the offending raw value (None: no Content-Length header)."""
-    value = None
+    if block[:16] == b"Content-Length: ":  # the usual block: one header, as encode_lsp writes it
+        usual = block[16:]
+        if usual.isdigit() and len(usual) <= 18 and int(usual) <= max_body:
+            return int(usual)
+    value: bytes | None = None
     for line in block.split(b"\r\n"):
         name, colon, raw = line.partition(b":")
         if colon and name.strip(b" \t").lower() == b"content-length":

@@ -10,15 +10,16 @@ from hypothesis import strategies as st
 
 import ferrule._fastframe_py as py
 
-pytestmark = pytest.mark.skipif(
-    bool(os.environ.get("FERRULE_NO_EXTENSIONS")), reason="compiled twins switched off: nothing to compare"
-)
-
-PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# `impl` (either twin, from conftest) holds no state between examples.
+PROPERTY = settings(max_examples=300, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
 def c():
+    """The compiled twin, for the tests that hold it against the Python one."""
+    if os.environ.get("FERRULE_NO_EXTENSIONS"):
+        pytest.skip("FERRULE_NO_EXTENSIONS is set: no compiled twin to compare")
     import ferrule._fastframe as compiled  # a normal build has it: an ImportError fails the tests
 
     return compiled
@@ -73,10 +74,9 @@ def test_line_framers_agree(c, data, points, limit):
 
 @PROPERTY
 @given(data=line_streams, points=splits, limit=st.integers(min_value=1, max_value=12))
-def test_line_framing_independent_of_split(c, data, points, limit):
-    for twin in (c, py):
-        whole = flat(twin.LineFramer(max_line=limit), [data])
-        assert flat(twin.LineFramer(max_line=limit), cut(data, points)) == whole
+def test_line_framing_independent_of_split(impl, data, points, limit):
+    whole = flat(impl.LineFramer(max_line=limit), [data])
+    assert flat(impl.LineFramer(max_line=limit), cut(data, points)) == whole
 
 
 def lsp_message(body: bytes, headers: list[bytes]) -> bytes:
@@ -112,18 +112,16 @@ def test_lsp_framers_agree(c, data, points, limit):
 
 @PROPERTY
 @given(data=lsp_streams, points=splits, limit=st.integers(min_value=1, max_value=40))
-def test_lsp_framing_independent_of_split(c, data, points, limit):
-    for twin in (c, py):
-        whole = flat(twin.LspFramer(max_body=limit), [data])
-        assert flat(twin.LspFramer(max_body=limit), cut(data, points)) == whole
+def test_lsp_framing_independent_of_split(impl, data, points, limit):
+    whole = flat(impl.LspFramer(max_body=limit), [data])
+    assert flat(impl.LspFramer(max_body=limit), cut(data, points)) == whole
 
 
 @PROPERTY
 @given(bodies=st.lists(st.binary(max_size=300), max_size=10), points=splits)
-def test_lsp_encode_then_frame_gives_the_bodies(c, bodies, points):
-    for twin in (c, py):
-        stream = b"".join(map(twin.encode_lsp, bodies))
-        assert flat(twin.LspFramer(), cut(stream, points)) == bodies
+def test_lsp_encode_then_frame_gives_the_bodies(impl, bodies, points):
+    stream = b"".join(map(impl.encode_lsp, bodies))
+    assert flat(impl.LspFramer(), cut(stream, points)) == bodies
 
 
 # --- positions -------------------------------------------------------------------------------
@@ -155,7 +153,7 @@ def boundaries(line: str, encoding: str) -> list[int]:
 
 @PROPERTY
 @given(line=lines)
-def test_conversions_match_reference_and_twins_agree(c, line):
+def test_conversions_match_reference(impl, line):
     # Every column, in every direction: character starts, insides (rounded down) and past the end.
     for src in ENCODINGS:
         starts = boundaries(line, src)
@@ -163,21 +161,19 @@ def test_conversions_match_reference_and_twins_agree(c, line):
             index = max(i for i, start in enumerate(starts) if start <= column)
             for dst in ENCODINGS:
                 expected = boundaries(line, dst)[index]
-                assert py.convert_column(line, column, src, dst) == expected, (src, column, dst)
-                assert c.convert_column(line, column, src, dst) == expected, (src, column, dst)
+                assert impl.convert_column(line, column, src, dst) == expected, (src, column, dst)
 
 
 @PROPERTY
 @given(line=lines)
-def test_conversions_round_trip_at_every_character(c, line):
-    for twin in (c, py):
-        for point in range(len(line) + 1):
-            for enc in ENCODINGS:
-                units = twin.convert_column(line, point, "utf-32", enc)
-                assert twin.convert_column(line, units, enc, "utf-32") == point
-                for other in ENCODINGS:
-                    there = twin.convert_column(line, units, enc, other)
-                    assert twin.convert_column(line, there, other, enc) == units
+def test_conversions_round_trip_at_every_character(impl, line):
+    for point in range(len(line) + 1):
+        for enc in ENCODINGS:
+            units = impl.convert_column(line, point, "utf-32", enc)
+            assert impl.convert_column(line, units, enc, "utf-32") == point
+            for other in ENCODINGS:
+                there = impl.convert_column(line, units, enc, other)
+                assert impl.convert_column(line, there, other, enc) == units
 
 
 texts = st.lists(st.one_of(chars, st.sampled_from(["\n", "\r\n", "\r", "\n\n"])), max_size=60).map("".join)
@@ -208,17 +204,14 @@ class NaiveIndex:
 
 @PROPERTY
 @given(text=texts, data=st.data())
-def test_line_index_matches_naive_reference(c, text, data):
+def test_line_index_matches_naive_reference(impl, text, data):
     naive = NaiveIndex(text)
-    for twin in (c, py):
-        index = twin.LineIndex(text)
-        assert index.line_count == len(naive.lines)
-        assert [index.line(n) for n in range(index.line_count)] == naive.lines
+    index = impl.LineIndex(text)
+    assert index.line_count == len(naive.lines)
+    assert [index.line(n) for n in range(index.line_count)] == naive.lines
     queries = data.draw(st.lists(st.tuples(st.integers(0, len(naive.lines) + 1), st.integers(0, 50),
                                            st.integers(0, len(text) + 3), st.sampled_from(ENCODINGS)),
                                  max_size=20))
-    for twin in (c, py):
-        index = twin.LineIndex(text)
-        for line, column, offset, enc in queries:
-            assert index.offset(line, column, enc) == naive.offset(line, column, enc)
-            assert index.position(offset, enc) == naive.position(offset, enc)
+    for line, column, offset, enc in queries:
+        assert index.offset(line, column, enc) == naive.offset(line, column, enc)
+        assert index.position(offset, enc) == naive.position(offset, enc)
