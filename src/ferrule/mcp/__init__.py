@@ -9,7 +9,7 @@
 
     Server("echo", "1.0", [echo]).run()
 
-It knows nothing of any language or analyzer; tools are mounted on it. It builds only on
+It knows nothing of the tools mounted on it. It builds only on
 `ferrule.fastframe` (line framing) and `ferrule.capture` (the stderr guard and private stdio).
 """
 

@@ -57,6 +57,8 @@ class ProtocolError(McpError):
 
     code = -32603
     title = "Internal error"
+    section = "MCP-CORE §1 (wire), JSON-RPC 2.0 §5.1 (error object)"
+    fix = "the message says what the request got wrong"
 
     def __init__(self, detail: str = "", *, data: Any = None) -> None:
         super().__init__(f"{self.title}: {detail}" if detail else self.title)

@@ -24,7 +24,6 @@ from typing import Any
 
 from orjson import JSONDecodeError, loads
 
-from . import progress as _progress
 from .eras import (
     MODERN_REVISIONS,
     NEWEST_HANDSHAKE,
@@ -47,6 +46,7 @@ from .errors import (
     ProtocolError,
 )
 from .function import as_output
+from .progress import ProgressReporter, activate
 from .tools import ToolOutput, ToolSet, _Entry
 from .transport import DEFAULT_MAX_LINE, StdioTransport
 from .wire import REQUEST, classify, decode, decode_exact, encode, error_line, raw_result_line, result_line
@@ -299,8 +299,8 @@ class Server:
         if type(meta) is dict:
             token = meta.get("progressToken")
             if type(token) is str or type(token) is int:
-                reporter = _progress.ProgressReporter(token, self._send_progress, has_progress_message(revision))
-                _progress.activate(reporter)
+                reporter = ProgressReporter(token, self._send_progress, has_progress_message(revision))
+                activate(reporter)
         if self._pending and not entry.quick:
             self._flush()
         started = perf_counter()
@@ -321,7 +321,7 @@ class Server:
         finally:
             if reporter is not None:
                 reporter.close()  # nothing for this request may follow its response
-                _progress.activate(None)
+                activate(None)
         entry.quick = perf_counter() - started < _QUICK_SECONDS
         if failure is not None:
             traceback.print_exception(type(failure), failure, failure.__traceback__, file=sys.stderr)

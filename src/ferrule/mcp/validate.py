@@ -168,9 +168,23 @@ class _Compiler:
                 return None
             if matched > 1:
                 return "matches more than one of the allowed shapes"
-            return " or ".join(dict.fromkeys(r for r in reasons if r))
+            return _either(reasons)
 
         return check_alternatives
+
+
+def _either(reasons: list[Any]) -> str:
+    """One sentence for a value no alternative accepts: 'expected integer or null, got string'."""
+    wanted, got = [], set()
+    for reason in reasons:
+        expected, sep, found = reason.partition(", got ")
+        if not expected.startswith("expected ") or not sep:
+            return "matches none of the allowed shapes: " + "; ".join(dict.fromkeys(reasons))
+        wanted.append(expected[len("expected "):])
+        got.add(found)
+    if len(got) == 1:
+        return f"expected {' or '.join(dict.fromkeys(wanted))}, got {got.pop()}"
+    return "matches none of the allowed shapes: " + "; ".join(dict.fromkeys(reasons))
 
 
 def _name(name: str, reason: str) -> str:

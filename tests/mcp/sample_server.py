@@ -1,0 +1,100 @@
+"""The server the subprocess and SDK-client tests drive: one tool per behaviour under test.
+
+Run as a script; `SAMPLE_MAX_LINE` and `SAMPLE_STDERR_LIMIT` set the server's bounds.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from ferrule.mcp import Server, ToolOutput, ToolSet, progress
+
+tools = ToolSet()
+
+
+@tools.tool
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+@tools.tool
+def refuse(reason: str = "no luck") -> ToolOutput:
+    """A tool-level failure: an isError result."""
+    return ToolOutput(f"refused: {reason}", is_error=True)
+
+
+@tools.tool
+def explode() -> str:
+    """Raises."""
+    print("about to fail", file=sys.stderr)
+    raise RuntimeError("the tool blew up")
+
+
+@tools.tool
+def child_output(marker: str) -> str:
+    """Runs a child process that writes to both stdout and stderr, and prints stray text itself."""
+    code = f"import sys; print('child-out {marker}'); print('child-err {marker}', file=sys.stderr)"
+    subprocess.run([sys.executable, "-c", code], check=True)
+    print(f"stray print {marker}", flush=True)
+    os.write(1, f"raw fd1 write {marker}\n".encode())
+    return f"ran {marker}"
+
+
+@tools.tool
+def chatty(size: int) -> str:
+    """Writes `size` bytes to stderr, ending with a marker."""
+    os.write(2, b"x" * (size - 4) + b"END\n")
+    return "spoke"
+
+
+@tools.tool
+def steps(count: int) -> str:
+    """Reports progress `count` times, then once more out of order (dropped)."""
+    for i in range(1, count + 1):
+        progress(i, count, f"step {i}")
+    progress(1, count, "not increasing")
+    return "done"
+
+
+@tools.tool
+def weather(city: str) -> dict:
+    """Structured output."""
+    return {"city": city, "tempC": 21.5}
+
+
+@tools.tool
+def ask() -> str:
+    """Tries to read stdin, itself and through a child."""
+    own = sys.stdin.read()
+    child = subprocess.run(["cat"], capture_output=True, timeout=10).stdout
+    return f"own={own!r} child={child!r}"
+
+
+@tools.tool
+def nap(seconds: float) -> str:
+    """Sleeps."""
+    time.sleep(seconds)
+    return f"slept {seconds}"
+
+
+@tools.tool
+def implementations() -> dict:
+    """Which twins this process loaded."""
+    from ferrule import capture, fastframe
+
+    return {"fastframe": fastframe.IMPLEMENTATION, "capture": capture.IMPLEMENTATION}
+
+
+if __name__ == "__main__":
+    Server(
+        "sample",
+        "0.1",
+        tools,
+        instructions="A server for tests.",
+        max_line=int(os.environ.get("SAMPLE_MAX_LINE", 64 * 1024 * 1024)),
+        stderr_limit=int(os.environ.get("SAMPLE_STDERR_LIMIT", 64 * 1024)),
+    ).run()

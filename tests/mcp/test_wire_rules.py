@@ -1,0 +1,168 @@
+"""The wire rules (MCP-CORE section 1) over the replay transport: what a host sees for each line."""
+
+from __future__ import annotations
+
+import pytest
+from mcp_helpers import call, notification, replay, request
+
+from ferrule.mcp import LineTooLong, ReplayTransport, Server, ToolOutput, tool
+
+
+@tool
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+@pytest.fixture
+def server(use_twin: str) -> Server:
+    return Server("wire", "1.0", [echo])
+
+
+def test_request_is_answered_and_notifications_never(server):
+    out = replay(
+        server,
+        notification("notifications/initialized"),
+        notification("notifications/whatever", {"x": 1}),
+        {"jsonrpc": "2.0", "id": None, "method": "ping"},  # a null id is a notification
+        request(1, "ping"),
+    )
+    assert out == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+
+
+def test_non_json_line_is_a_parse_error_and_the_loop_goes_on(server):
+    out = replay(server, b"this is not json", b"{\"jsonrpc\": \"2.0\", \"id\": 1,", request(2, "ping"))
+    assert [m["id"] for m in out] == [None, None, 2]
+    assert [m["error"]["code"] for m in out[:2]] == [-32700, -32700]
+    assert out[2]["result"] == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "answer_id"),
+    [
+        (b"[1, 2]", None),  # not an object (a batch)
+        (b"[]", None),
+        (b"42", None),
+        (b'"text"', None),
+        (b"null", None),
+        (b'{"jsonrpc": "2.0", "id": 7}', 7),  # no method
+        (b'{"jsonrpc": "2.0", "id": "s"}', "s"),
+        (b'{"jsonrpc": "2.0", "method": 5, "id": 3}', 3),  # method not a string
+        (b'{"jsonrpc": "2.0", "method": 5}', None),
+        (b'{"id": 4, "method": "ping"}', 4),  # no jsonrpc member
+        (b'{"jsonrpc": "1.0", "id": 5, "method": "ping"}', 5),
+        (b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', None),  # ids are strings or integers
+        (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', None),
+        (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}', None),
+        (b'{"jsonrpc": "2.0", "id": [1], "method": "ping"}', None),
+    ],
+)
+def test_invalid_request_objects_get_32600(server, line, answer_id):
+    out = replay(server, line, request("next", "ping"))
+    assert out[0]["error"]["code"] == -32600
+    assert out[0]["id"] == answer_id
+    assert "id" in out[0]
+    assert out[1] == {"jsonrpc": "2.0", "id": "next", "result": {}}
+
+
+def test_params_that_are_not_an_object_are_invalid_params(server):
+    out = replay(server, request(1, "ping") | {"params": [1, 2]}, request(2, "tools/list") | {"params": "x"})
+    assert [(m["id"], m["error"]["code"]) for m in out] == [(1, -32602), (2, -32602)]
+
+
+def test_responses_from_the_client_are_dropped(server):
+    out = replay(server, {"jsonrpc": "2.0", "id": 99, "result": {}},
+                 {"jsonrpc": "2.0", "id": 98, "error": {"code": 1, "message": "x"}}, request(1, "ping"))
+    assert out == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+
+
+@pytest.mark.parametrize(
+    "raw_id",
+    [b"0", b"-5", b'"7"', b'""', b"9007199254740993", b"18446744073709551615", b"18446744073709551616",
+     b"-9223372036854775809", b"123456789012345678901234567890", b'"\xc3\xa9\xe2\x82\xac"'],
+)
+def test_ids_are_echoed_exactly(server, raw_id):
+    line = b'{"jsonrpc":"2.0","id":' + raw_id + b',"method":"ping"}'
+    transport = ReplayTransport([line])
+    server.run(transport)
+    assert transport.output == [b'{"jsonrpc":"2.0","id":' + raw_id + b',"result":{}}']
+
+
+def test_exact_big_id_on_tools_call(server):
+    line = b'{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"echo","arguments":{"text":"big"}}}'
+    transport = ReplayTransport([line])
+    server.run(transport)
+    assert transport.output[0].startswith(b'{"jsonrpc":"2.0","id":18446744073709551617,')
+    assert transport.messages()[0]["result"]["content"][0]["text"] == "big"
+
+
+def test_invalid_utf8_is_replaced_not_refused(server):
+    line = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\xffb"}}}'
+    out = replay(server, line)
+    assert out[0]["result"]["content"][0]["text"] == "a\ufffdb"
+
+
+def test_a_line_over_the_bound_is_refused_and_the_next_one_served(use_twin):
+    server = Server("wire", "1.0", [echo], max_line=200)
+    long_call = call(1, "echo", {"text": "x" * 500})
+    out = replay(server, long_call, call(2, "echo", {"text": "short"}))
+    assert out[0]["id"] is None
+    assert out[0]["error"]["code"] == -32600
+    assert "200 bytes" in out[0]["error"]["message"]
+    assert out[1]["result"]["content"][0]["text"] == "short"
+
+
+def test_a_transport_reported_long_line_is_answered_too(server):
+    out = replay(server, LineTooLong(1024), request(1, "ping"))
+    assert out[0]["error"]["code"] == -32600 and out[0]["id"] is None
+    assert out[1]["result"] == {}
+
+
+def test_error_data_names_the_section_and_the_fix(server):
+    out = replay(server, b"{", request(1, "nope/nope"))
+    parse, unknown = out[0]["error"], out[1]["error"]
+    assert parse["data"]["section"].startswith("MCP-CORE")
+    assert parse["data"]["fix"]
+    assert unknown["code"] == -32601 and "nope/nope" in unknown["message"]
+
+
+def test_loop_ends_at_end_of_input(server):
+    transport = ReplayTransport([])
+    assert server.run(transport) is None
+    assert transport.output == []
+
+
+def test_loop_ends_when_the_channel_dies(use_twin):
+    runs = []
+
+    @tool
+    def count() -> str:
+        """Counts runs."""
+        runs.append(1)
+        return str(len(runs))
+
+    server = Server("wire", "1.0", [count])
+    transport = ReplayTransport([call(i, "count") for i in range(1, 6)], close_after=2)
+    server.run(transport)  # returns quietly: a dead channel is not an error of the server
+    assert [m["id"] for m in transport.messages()] == [1, 2]
+    assert len(runs) == 3  # the third call ran, its answer found the channel dead, and the loop stopped
+
+
+def test_frames_are_single_lines(server):
+    out_transport = ReplayTransport([call(1, "echo", {"text": "line one\nline two\r\n"})])
+    server.run(out_transport)  # ReplayTransport refuses a frame with a raw newline
+    assert out_transport.messages()[0]["result"]["content"][0]["text"] == "line one\nline two\r\n"
+
+
+def test_a_tool_output_that_is_not_json_is_an_error_result(use_twin):
+    class Odd:
+        def descriptor(self):
+            return {"name": "odd", "description": "", "inputSchema": {"type": "object"}}
+
+        def run(self, args):
+            return ToolOutput("fine", structured={"when": object()})
+
+    out = replay(Server("wire", "1.0", [Odd()]), call(1, "odd"))
+    result = out[0]["result"]
+    assert result["isError"] is True
+    assert "not JSON" in result["content"][0]["text"]
