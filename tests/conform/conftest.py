@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-CRATES = Path(__file__).resolve().parent / "crates"
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # conform_helpers beside the tests
+    sys.path.insert(0, str(HERE))
+
+from conform_helpers import CRATES  # noqa: E402
 
 
 @pytest.fixture

@@ -127,7 +127,7 @@ class FileFacts:
     def records(self) -> list[dict[str, Any]]:
         """Every record, the file record first, then the rest in source order."""
         rest = [*self.items, *self.unsafe, *self.unwraps, *self.env_reads]
-        rest.sort(key=lambda r: r["line"])
+        rest.sort(key=lambda r: r["line"])  # stable: items before what they contain
         return [{"kind": "file", "line": 1, "lines": self.lines}, *rest]
 
 
@@ -158,6 +158,7 @@ class _Extractor:
         self.scopes: dict[int, Scope] = {}  # item node id -> the scope inside it
         self.aliases: dict[str, tuple[str, ...]] = {}  # local name -> the std path it names
         self.globs: list[tuple[str, ...]] = []
+        self.found: list[tuple[int, dict[str, Any]]] = []  # (byte offset, record): query order is not source order
 
     def run(self) -> FileFacts:
         root = syntax.parse(self.source).root_node
@@ -178,11 +179,15 @@ class _Extractor:
                     self._bare_call(node)
         for node in caps.get("unsafe", ()):
             scope = self._scope_of(node)
-            self.facts.unsafe.append({"kind": "unsafe", "line": node.start_point[0] + 1,
-                                      "end_line": node.end_point[0] + 1, "scope": scope.path,
-                                      "test": scope.test})
+            self.found.append((node.start_byte, {"kind": "unsafe", "line": node.start_point[0] + 1,
+                                                 "end_line": node.end_point[0] + 1, "scope": scope.path,
+                                                 "test": scope.test}))
         for node in caps.get("tokens", ()):
             self._scan_tokens(node)
+        self.found.sort(key=lambda pair: pair[0])
+        lists = {"unsafe": self.facts.unsafe, "unwrap": self.facts.unwraps, "env_read": self.facts.env_reads}
+        for _, record in self.found:
+            lists[record["kind"]].append(record)
         return self.facts
 
     # ---- items -------------------------------------------------------------------------------
@@ -337,12 +342,12 @@ class _Extractor:
     def _unwrap(self, anchor: Node, method: str, receiver: str | None, form: str, text: str,
                 in_macro: bool = False) -> None:
         scope = self._scope_of(anchor)
-        self.facts.unwraps.append({
+        self.found.append((anchor.start_byte, {
             "kind": "unwrap", "method": method, "receiver": receiver, "form": form, "in_macro": in_macro,
             "text": _squash(text),
             "line": anchor.start_point[0] + 1, "scope": scope.path, "test": scope.test,
             "allowed": _UNWRAP_LINTS[method] in scope.allows,
-        })
+        }))
 
     def _method_call(self, call: Node) -> None:
         function = call.child_by_field_name("function")
@@ -426,10 +431,10 @@ class _Extractor:
 
     def _env(self, anchor: Node, function: str, text: str, form: str, in_macro: bool = False) -> None:
         scope = self._scope_of(anchor)
-        self.facts.env_reads.append({
+        self.found.append((anchor.start_byte, {
             "kind": "env_read", "function": function, "text": _squash(text), "form": form, "in_macro": in_macro,
             "line": anchor.start_point[0] + 1, "scope": scope.path, "test": scope.test,
-        })
+        }))
 
     def _scoped(self, node: Node) -> None:
         parent = node.parent
