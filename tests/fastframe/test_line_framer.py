@@ -91,3 +91,26 @@ def test_bad_limit(impl):
     with pytest.raises(ValueError):
         impl.LineFramer(max_line=0)
     assert impl.LineFramer().max_line == 64 * 1024 * 1024
+
+
+def test_input_buffer_released_even_after_an_error(impl):
+    # A bytearray cannot grow while something still holds its buffer.
+    framer = impl.LineFramer(max_line=4)
+    first = bytearray(b"a\nbc")
+    assert framer.feed(first) == [b"a"]
+    first.extend(b"x")
+    second = bytearray(b"defg")
+    with pytest.raises(FrameTooLarge):
+        framer.feed(second)
+    second.extend(b"x")
+    assert framer.feed(b"xx\nok\n") == [b"ok"]
+
+
+def test_multi_megabyte_line_in_pieces(impl):
+    framer = impl.LineFramer()
+    piece = bytes(range(11, 256)) * 256
+    for _ in range(60):
+        assert framer.feed(piece) == []
+    assert framer.pending == 60 * len(piece)
+    assert framer.feed(b"\r\nnext") == [piece * 60]
+    assert framer.pending == 4

@@ -115,3 +115,12 @@ def test_encode_round_trip(impl):
     framer = impl.LspFramer()
     assert framer.encode(body) == framed
     assert framer.feed(framed * 3) == [body] * 3
+
+
+def test_input_buffer_released_even_after_an_error(impl):
+    framer = impl.LspFramer()
+    data = bytearray(msg(b"{}") + b"Content-Length: nope\r\n\r\n")
+    with pytest.raises(FrameError):
+        framer.feed(data)
+    data.extend(b"x")  # would raise BufferError if the framer still held it
+    assert framer.feed(msg(b"[]")) == [b"[]"]
