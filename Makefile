@@ -51,7 +51,7 @@ test-wheel: wheel
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
-	$(BIN)/cython-lint src/ferrule/*.pyx
+	PATH=$(BIN):$$PATH $(BIN)/cython-lint src/ferrule/*.pyx
 
 clean:
 	rm -rf build dist *.egg-info src/*.egg-info src/ferrule/*.so src/ferrule/*.c .pytest_cache
