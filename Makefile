@@ -55,3 +55,6 @@ lint: $(STAMP)
 
 clean:
 	rm -rf build dist *.egg-info src/*.egg-info src/ferrule/*.so src/ferrule/*.c .pytest_cache
+
+# Further targets (fuzzing, soak) live beside this file, one concern a file.
+-include mk/*.mk
