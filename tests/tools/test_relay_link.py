@@ -9,52 +9,9 @@ from __future__ import annotations
 import threading
 
 from ferrule.relay.errors import AnalyzerMissing, OpTimeout, OracleCrashed
-from ferrule.tools.relay_link import SharedRelay
 
-
-class ScriptedSession:
-    """Answers its `init` with `first`, then each call with the next item of the script it shares with
-    the sessions started after it: a dict is a result, an exception is raised, a callable is run."""
-
-    def __init__(self, root, *, analyzer, on_progress, first, script):
-        self.root, self.analyzer, self.on_progress = root, analyzer, on_progress
-        self.first, self.script = first, script
-        self.calls: list[tuple[str, dict]] = []
-        self.closed = 0
-
-    def call(self, op, params):
-        self.calls.append((op, params))
-        item = self.first if op == "init" else self.script.pop(0)
-        if callable(item):
-            item = item(self)
-        if isinstance(item, Exception):
-            raise item
-        return item
-
-    def close(self):
-        self.closed += 1
-
-
-INIT = {"ra_version": "rust-analyzer 1.85.0", "position_encoding": "utf-8", "pull_diagnostics": True,
-        "quiescent": True}
-
-
-def link(tmp_path, *script, starts=None):
-    """A link over scripted sessions: every session answers `init` first, then the script, shared.
-
-    `starts` scripts the `init` answers of successive sessions instead (an exception fails that start).
-    """
-    sessions: list[ScriptedSession] = []
-    remaining = list(script)
-    inits = list(starts) if starts is not None else None
-
-    def factory(root, *, analyzer, on_progress):
-        first = inits.pop(0) if inits is not None else INIT
-        session = ScriptedSession(root, analyzer=analyzer, on_progress=on_progress, first=first, script=remaining)
-        sessions.append(session)
-        return session
-
-    return SharedRelay(tmp_path, analyzer="/opt/ra", session_factory=factory), sessions
+from .conftest import INIT
+from .conftest import scripted_link as link
 
 
 def ops(session):
@@ -134,6 +91,24 @@ def test_progress_reaches_the_waiting_call_and_always_grows(tmp_path):
     assert len(notes) == 3
 
 
+def test_progress_within_a_phase_is_thinned_but_every_new_phase_goes_out(tmp_path, monkeypatch):
+    def indexing(session):
+        for step in range(1, 30):
+            session.on_progress(f"Indexing: {step}/30 (core)", step * 3)
+        session.on_progress("Loading proc-macros", None)
+        return {"diagnostics": []}
+
+    relay, _ = link(tmp_path, indexing, indexing)
+    notes = []
+    relay.call("validate", {"file": "a.rs"}, progress=lambda *note: notes.append(note))
+    assert [message for _, _, message in notes] == ["rust-analyzer: Indexing: 1/30 (core) (3%)",
+                                                     "rust-analyzer: Loading proc-macros"]
+    monkeypatch.setattr("ferrule.tools.relay_link.PROGRESS_INTERVAL_S", 0.0)
+    notes.clear()
+    relay.call("validate", {"file": "a.rs"}, progress=lambda *note: notes.append(note))
+    assert len(notes) == 30 and [done for done, _, _ in notes] == list(range(1, 31))
+
+
 def test_a_failing_reporter_does_not_fail_the_op(tmp_path):
     def noisy(session):
         session.on_progress("Indexing", 1)
@@ -153,3 +128,18 @@ def test_close_shuts_the_session_once(tmp_path):
     relay.close()
     relay.close()
     assert sessions[0].closed == 1 and not relay.started
+
+
+def test_start_answers_init_once_and_calls_then_reuse_it(tmp_path):
+    relay, sessions = link(tmp_path, {"version": 1})
+    started = relay.start()
+    assert started.result == INIT and started.error is None and relay.started
+    assert relay.start().result == INIT
+    relay.call("update", {"file": "a.rs", "content": ""})
+    assert ops(sessions[0]) == ["init", "update"]
+
+
+def test_start_reports_a_missing_analyzer_with_its_recipe(tmp_path):
+    relay, _ = link(tmp_path, starts=[AnalyzerMissing("no rust-analyzer found")])
+    outcome = relay.start()
+    assert outcome.error.kind == "rust-analyzer-missing" and "rustup component add" in outcome.error.recipe

@@ -91,12 +91,12 @@ def test_scope_report_names_module_seam_newtypes_and_symbols():
                     {"name": "unit_price", "kind": "function", "type_text": "fn(&str) -> Option<u32>"}],
         "cell": "orders::pricing",
         "seam_file": "src/orders/mod.rs",
-        "branded": [{"name": "OrderId", "seam": "src/orders/mod.rs", "heuristic": True}],
+        "branded": [{"name": "OrderId", "seam": "crate::orders", "heuristic": True, "line": 11}],
     }
     text = render.render_scope(result, {"file": "src/orders/pricing.rs"})
     lines = text.splitlines()
     assert lines[0] == "src/orders/pricing.rs: module orders::pricing, seam file src/orders/mod.rs"
-    assert "  OrderId (seam src/orders/mod.rs, heuristic)" in lines
+    assert "  OrderId (line 11, seam crate::orders, heuristic)" in lines
     assert "2 names in scope at top level:" in lines
     assert any(line.startswith("  unit_price  function  fn(&str) -> Option<u32>") for line in lines)
 

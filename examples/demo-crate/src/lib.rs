@@ -20,7 +20,7 @@ pub fn parse_line(line: &str) -> Option<(OrderId, Quantity)> {
 }
 
 /// The total of an order line in cents, after the shop's discount.
-pub fn line_total_cents(sku: &str, qty: Quantity) -> u64 {
-    let gross = orders::pricing::gross_cents(sku, qty);
-    gross - gross * u64::from(orders::pricing::discount_percent()) / 100
+pub fn line_total_cents(sku: &str, qty: Quantity) -> Result<u64, orders::pricing::UnknownSku> {
+    let gross = orders::pricing::gross_cents(sku, qty)?;
+    Ok(gross - gross * u64::from(orders::pricing::discount_percent()) / 100)
 }

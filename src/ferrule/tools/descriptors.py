@@ -109,10 +109,11 @@ RUST_SCOPE: dict[str, Any] = {
     "title": "Scope of a position",
     "description": (
         "What a Rust file can use at a position (default: the file's top level): the names in scope "
-        "with their kind and type, the file's module path, the seam file that makes it public (the "
-        "enclosing lib.rs or mod.rs), and the seam's branded newtypes (pub tuple structs with one "
-        "private field, such as `pub struct OrderId(u64)`). Use the newtypes in signatures instead of "
-        "raw integers or strings. Call it before writing new code in a file. "
+        "with their kind and type, the file's module path, its seam file (the enclosing lib.rs or "
+        "mod.rs that makes it public), and the branded newtypes the file defines (pub tuple structs "
+        "with one private field, such as `pub struct OrderId(u64)`); ask it about the seam file to "
+        "learn the newtypes a module offers, and use them in signatures instead of raw integers or "
+        "strings. Call it before writing new code in a file. "
         + POSITION_NOTE + " " + PATH_NOTE
     ),
     "inputSchema": _schema({"file": _FILE, "line": _LINE, "character": _CHARACTER}, ["file"]),

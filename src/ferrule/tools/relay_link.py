@@ -19,6 +19,8 @@ from typing import Any, Protocol
 
 from ferrule.relay.errors import OracleCrashed, RelayError
 
+PROGRESS_INTERVAL_S = 0.25  # at most four notes a second within one indexing phase
+
 # progress(done, total, message): the MCP layer's reporter for the call in flight.
 ProgressReporter = Callable[[float, "float | None", "str | None"], None]
 
@@ -65,6 +67,8 @@ class SharedRelay:
         self._lock = threading.Lock()
         self._reporter: ProgressReporter | None = None
         self._progress_sent = 0
+        self._progress_phase: str | None = None
+        self._progress_at = 0.0
         self.started_at: float | None = None
         self.init_result: dict[str, Any] | None = None  # {ra_version, position_encoding, ...}
         self.crashes = 0
@@ -73,30 +77,41 @@ class SharedRelay:
     def started(self) -> bool:
         return self._session is not None
 
+    def start(self, *, progress: ProgressReporter | None = None) -> Outcome:
+        """Start the analyzer now instead of on the first call; the result is `init`'s answer."""
+        return self._run(self._init_answer, progress)
+
     def call(self, op: str, params: dict[str, Any], *, progress: ProgressReporter | None = None) -> Outcome:
         """Run one op; an `oracle-crashed` answer is retried once (the relay respawns the analyzer)."""
+        return self._run(lambda: self._ensure().call(op, params), progress)
+
+    def _run(self, attempt: Callable[[], dict[str, Any]], progress: ProgressReporter | None) -> Outcome:
         begin = time.perf_counter()
         with self._lock:
             self._reporter = progress
-            self._progress_sent = 0
+            self._progress_sent, self._progress_phase, self._progress_at = 0, None, 0.0
             try:
-                outcome = self._call_retrying(op, params)
+                outcome = self._retrying(attempt)
             finally:
                 self._reporter = None
         outcome.seconds = time.perf_counter() - begin
         return outcome
 
-    def _call_retrying(self, op: str, params: dict[str, Any]) -> Outcome:
+    def _retrying(self, attempt: Callable[[], dict[str, Any]]) -> Outcome:
         try:
-            return Outcome(result=self._ensure().call(op, params))
+            return Outcome(result=attempt())
         except OracleCrashed:
             self.crashes += 1
         except RelayError as error:
             return Outcome(error=error)
         try:
-            return Outcome(result=self._ensure().call(op, params), retried=True)
+            return Outcome(result=attempt(), retried=True)
         except RelayError as error:
             return Outcome(error=error, retried=True)
+
+    def _init_answer(self) -> dict[str, Any]:
+        self._ensure()
+        return dict(self.init_result or {})
 
     def _ensure(self) -> RelayCaller:
         if self._session is None:
@@ -115,10 +130,17 @@ class SharedRelay:
     def _on_progress(self, message: str, percentage: int | None = None) -> None:
         # Called on the relay's own thread while the analyzer indexes. MCP progress must grow with every
         # notification, and the analyzer's percentages restart with each phase, so the count of
-        # notifications is the progress and the analyzer's own figure goes into the message.
+        # notifications is the progress and the analyzer's own figure goes into the message. The
+        # analyzer reports some forty steps a second; a host needs a few: each new phase, then one
+        # note per interval.
         reporter = self._reporter
         if reporter is None:
             return
+        phase = (message or "").split(":", 1)[0]
+        now = time.monotonic()
+        if phase == self._progress_phase and now - self._progress_at < PROGRESS_INTERVAL_S:
+            return
+        self._progress_phase, self._progress_at = phase, now
         self._progress_sent += 1
         text = f"rust-analyzer: {message}" if message else "rust-analyzer is indexing"
         if percentage is not None:
@@ -133,13 +155,13 @@ class SharedRelay:
         with self._lock:
             session, self._session = self._session, None
         if session is not None:
-            session.close()
+            _close_quietly(session)
 
 
 def _close_quietly(session: RelayCaller) -> None:
     try:
         session.close()
-    except Exception:  # the start already failed; that failure is the one to report
+    except Exception:  # a session that fails to shut down cleanly is gone all the same
         pass
 
 

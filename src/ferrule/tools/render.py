@@ -151,8 +151,11 @@ def render_scope(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         lines.append("")
         lines.append("branded newtypes (pub tuple structs with one private field; use them, not raw values):")
         for b in branded:
-            heuristic = ", heuristic" if b.get("heuristic") else ""
-            lines.append(f"  {b.get('name', '?')} (seam {b.get('seam', '?')}{heuristic})")
+            where = [f"line {b['line']}"] if b.get("line") is not None else []
+            where.append(f"seam {b.get('seam', '?')}")
+            if b.get("heuristic"):
+                where.append("heuristic")
+            lines.append(f"  {b.get('name', '?')} ({', '.join(where)})")
     symbols = result.get("symbols") or []
     place = f"at {args['line']}:{args.get('character', 0)}" if args.get("line") is not None else "at top level"
     lines.append("")

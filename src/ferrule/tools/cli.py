@@ -1,0 +1,76 @@
+"""`ferrule mcp`: the Rust MCP server on stdio, for agent hosts."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+_EPILOG = """\
+The server speaks newline-delimited JSON-RPC 2.0 (MCP) on stdin/stdout and logs on stderr. It starts
+rust-analyzer on the first tool call and stops it when stdin closes.
+
+tools:
+  rust_validate  {file, content?}                                   diagnostics and policy findings
+  rust_type      {file, line, character, content?}                  type and docs at a position
+  rust_complete  {file, line, character, prefix?, max?, content?}   completions at a position
+  rust_scope     {file, line?, character?}                          names in scope, module, seam, newtypes
+  rust_update    {file, content | null}                             set or drop an unsaved version of a file
+  rust_check     {paths?}                                           the policy gate
+Paths are relative to the root; line is 1-based, character 0-based in UTF-8 bytes.
+
+set-up in a host (more in docs/hosts.md):
+  Claude Code:  claude mcp add --transport stdio --scope project ferrule -- ferrule mcp
+  VS Code:      .vscode/mcp.json   {"servers": {"ferrule": {"type": "stdio", "command": "ferrule",
+                                    "args": ["mcp", "--root", "${workspaceFolder}"]}}}
+  Cursor:       .cursor/mcp.json   {"mcpServers": {"ferrule": {"command": "ferrule",
+                                    "args": ["mcp", "--root", "${workspaceFolder}"]}}}"""
+
+
+def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    parser.description = (
+        "Serve rust-analyzer and the project's policy to an agent host as MCP tools, over stdio, "
+        "for one Cargo project."
+    )
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--root", metavar="DIR", type=Path, default=None,
+                        help="the Cargo project to serve (default: the current directory)")
+    parser.add_argument("--rust-analyzer", metavar="PATH", dest="rust_analyzer",
+                        help="the rust-analyzer binary (default: $RUST_ANALYZER, rustup, PATH)")
+    parser.epilog = _EPILOG
+    return run
+
+
+def _stop_on_sigterm() -> None:
+    # Hosts end a server with SIGTERM after closing stdin; unwinding (rather than dying) lets the
+    # analyzer get its shutdown instead of lingering until it notices its pipe is gone.
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ferrule.tools.server import build_server
+
+    root = (args.root if args.root is not None else Path.cwd()).resolve()
+    if not root.is_dir():
+        print(f"ferrule mcp: --root {str(args.root)!r} is not a directory", file=sys.stderr)
+        return EXIT_USAGE
+    if not (root / "Cargo.toml").is_file():
+        print(f"ferrule mcp: warning: no Cargo.toml in {root}; the analyzer tools will answer "
+              "workspace-unloadable until the root names a Cargo project", file=sys.stderr)
+    server, relay = build_server(root, analyzer=args.rust_analyzer)
+    _stop_on_sigterm()
+    try:
+        server.run()
+    finally:
+        relay.close()
+    return EXIT_OK
+
+
+__all__ = ["configure", "run"]

@@ -1,0 +1,138 @@
+"""`rust_check`: the policy gate (`ferrule check`) as an MCP tool.
+
+The gate reads the files on disk, not the analyzer, so it needs no rust-analyzer and no relay
+session. conform.toml and the baseline are read afresh on every call: an agent that edits either
+sees the effect at once. A gate that fails (new findings) is an `isError` result, like a failing CI
+step; its report lists each new finding with the cited GUIDE requirement and the fix.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ferrule.conform.advice import describe
+from ferrule.conform.baseline import BaselineError
+from ferrule.conform.config import ConfigError
+from ferrule.conform.gate import GateResult, Reported, run_gate
+from ferrule.conform.policy import Policy
+from ferrule.conform.rules import RULES
+from ferrule.mcp import ToolOutput
+from ferrule.relay.errors import ProtocolError, RelayError, WorkspaceUnloadable
+from ferrule.relay.paths import ProjectRoot
+from ferrule.tools.descriptors import RUST_CHECK
+from ferrule.tools.relay_tools import error_output
+
+_BASELINE_HINT = "run `ferrule check --update-baseline` in the project to drop them from the baseline"
+
+
+def _selection(root: ProjectRoot, paths: Iterable[str]) -> list[str]:
+    """Root-relative files and directories (a directory ends in `/`); ProtocolError when unsafe or absent."""
+    chosen = []
+    for given in paths:
+        file = root.file(given)
+        if not file.path.exists():
+            raise ProtocolError(f"no such file or directory in the project: {given!r}",
+                                "name files or directories relative to the project root, e.g. `src`")
+        chosen.append(file.rel + "/" if file.path.is_dir() else file.rel)
+    return chosen
+
+
+def _selected(path: str, selection: list[str] | None) -> bool:
+    return selection is None or any(path == s or (s.endswith("/") and path.startswith(s)) for s in selection)
+
+
+def _finding_json(r: Reported) -> dict[str, Any]:
+    rule = RULES[r.finding.rule]
+    return {"path": r.path, "line": r.finding.line, "rule": r.finding.rule, "level": r.finding.level,
+            "message": r.finding.message, "req": rule.req, "fix": rule.fix, "baselined": r.baselined,
+            "scope": r.finding.scope, "snippet": r.finding.snippet}
+
+
+def gate_result(policy: Policy, result: GateResult, selection: list[str] | None) -> dict[str, Any]:
+    """The gate's answer for the selection, in the shape of `ferrule check --format json`."""
+    reported = [r for r in result.reported if _selected(r.path, selection)]
+    gone = [(key, n) for key, n in result.gone if _selected(key[0], selection)]
+    new = [r for r in reported if r.finding.level == "deny" and not r.baselined]
+    counts = {
+        "files": result.files,
+        "lines": result.lines,
+        "new": len(new),
+        "baselined": sum(1 for r in reported if r.baselined),
+        "warnings": sum(1 for r in reported if r.finding.level == "warn"),
+        "gone": sum(n for _, n in gone),
+    }
+    return {
+        "root": str(policy.root),
+        "config": policy.origin,
+        "paths": selection,
+        "baseline": {"file": policy.config.baseline, "written": False},
+        "passed": not new,
+        "counts": counts,
+        "by_rule": dict(sorted(Counter(r.finding.rule for r in reported).items())),
+        "findings": [_finding_json(r) for r in reported],
+        "gone": [{"path": p, "rule": rule, "scope": s, "snippet": snip, "count": n}
+                 for (p, rule, s, snip), n in gone],
+        "unreadable": [{"path": p, "reason": why} for p, why in result.unreadable if _selected(p, selection)],
+    }
+
+
+def render_gate(answer: dict[str, Any], findings: list[Reported]) -> str:
+    c = answer["counts"]
+    scope = f" over {', '.join(answer['paths'])}" if answer["paths"] else ""
+    verdict = "passed" if answer["passed"] else "FAILED"
+    lines = [f"policy gate {verdict}{scope}: {c['new']} new, {c['baselined']} baselined, {c['warnings']} "
+             f"warnings ({c['files']} files, {c['lines']} lines checked)"]
+    sections = (
+        ("new findings (fix these):", [r for r in findings if r.finding.level == "deny" and not r.baselined]),
+        ("warnings:", [r for r in findings if r.finding.level == "warn"]),
+        ("accepted by the baseline:", [r for r in findings if r.baselined]),
+    )
+    for title, rows in sections:
+        if rows:
+            lines += ["", title]
+            lines += [f"  {r.path}:{r.finding.line}: {describe(r.finding)}" for r in rows]
+    if answer["gone"]:
+        lines += ["", f"gone from the code ({_BASELINE_HINT}):"]
+        lines += [f"  {g['path']}: {g['rule']} in {g['scope'] or 'the file'}: {g['snippet']}" for g in answer["gone"]]
+    for u in answer["unreadable"]:
+        lines.append(f"skipped {u['path']}: cannot be read: {u['reason']}")
+    lines += ["", f"policy: {answer['config']}"]
+    return "\n".join(lines)
+
+
+class GateTool:
+    """`rust_check {paths?}` over the project at `root`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = ProjectRoot(root)
+
+    def descriptor(self) -> dict[str, Any]:
+        return RUST_CHECK
+
+    def run(self, args: dict[str, Any]) -> ToolOutput:
+        name = RUST_CHECK["name"]
+        try:
+            paths = args.get("paths")
+            selection = _selection(self.root, paths) if paths else None
+            policy = Policy.load(self.root.path, announce=False)
+            result = run_gate(policy)
+        except RelayError as error:
+            return error_output(error.to_json(), tool=name)
+        except ConfigError as error:
+            failure = WorkspaceUnloadable(f"conform.toml cannot be used: {error}",
+                                          "fix the key it names in conform.toml (or remove the file for the defaults)")
+            return error_output(failure.to_json(), tool=name)
+        except BaselineError as error:
+            failure = WorkspaceUnloadable(f"the baseline cannot be used: {error}",
+                                          "fix or delete the baseline file, or regenerate it with "
+                                          "`ferrule check --update-baseline`")
+            return error_output(failure.to_json(), tool=name)
+        answer = gate_result(policy, result, selection)
+        findings = [r for r in result.reported if _selected(r.path, selection)]
+        return ToolOutput(render_gate(answer, findings), is_error=not answer["passed"], structured=answer)
+
+
+__all__ = ["GateTool", "gate_result", "render_gate"]

@@ -1,0 +1,31 @@
+"""The Rust MCP server assembled: the tools, their shared relay, and the `ferrule.mcp` Server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ferrule import __version__
+from ferrule.mcp import Server, ToolSet
+from ferrule.tools.descriptors import INSTRUCTIONS
+from ferrule.tools.gate_tool import GateTool
+from ferrule.tools.relay_link import SharedRelay
+from ferrule.tools.relay_tools import relay_tools
+
+SERVER_NAME = "ferrule"
+
+
+def build_tools(
+    root: Path, *, analyzer: str | None = None, relay: SharedRelay | None = None
+) -> tuple[list[Any], SharedRelay]:
+    """Every Rust tool for the project at `root`, and the one relay session the analyzer tools share."""
+    relay = relay if relay is not None else SharedRelay(root, analyzer=analyzer)
+    return [*relay_tools(relay), GateTool(root)], relay
+
+
+def build_server(root: Path, *, analyzer: str | None = None) -> tuple[Server, SharedRelay]:
+    tools, relay = build_tools(root, analyzer=analyzer)
+    return Server(SERVER_NAME, __version__, ToolSet(tools), instructions=INSTRUCTIONS), relay
+
+
+__all__ = ["SERVER_NAME", "build_server", "build_tools"]

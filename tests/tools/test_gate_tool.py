@@ -1,0 +1,89 @@
+"""rust_check: the policy gate as a tool, on a copy of the demo crate (no analyzer needed)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ferrule.tools.gate_tool import GateTool
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-crate"
+
+
+@pytest.fixture
+def crate(tmp_path):
+    copy = tmp_path / "demo-crate"
+    shutil.copytree(DEMO, copy, ignore=shutil.ignore_patterns("target"))
+    return copy
+
+
+def ferrule_check(crate, *extra):
+    return subprocess.run([sys.executable, "-m", "ferrule", "check", str(crate), *extra],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_new_findings_fail_the_gate_with_advice(crate):
+    output = GateTool(crate).run({})
+    assert output.is_error
+    answer = output.structured
+    assert answer["passed"] is False and answer["counts"]["new"] == 3
+    found = {(f["path"], f["rule"]) for f in answer["findings"]}
+    assert found == {("src/lib.rs", "seam-doctest"), ("src/orders/pricing.rs", "env-outside-roots"),
+                     ("src/orders/pricing.rs", "unwrap-outside-tests")}
+    report = output.report
+    assert report.startswith("policy gate FAILED: 3 new, 0 baselined")
+    assert "src/orders/pricing.rs:25: unwrap-outside-tests" in report and "[GUIDE REQ-6.1]" in report
+    assert "fix:" in report
+
+
+def test_the_tool_and_ferrule_check_agree(crate):
+    checked = ferrule_check(crate, "--format", "json")
+    assert checked.returncode == 1, checked.stderr
+    cli = json.loads(checked.stdout)
+    tool = GateTool(crate).run({}).structured
+    assert tool["findings"] == cli["findings"]
+    assert tool["counts"] == cli["counts"] and tool["passed"] == cli["passed"]
+
+
+def test_paths_narrow_the_findings(crate):
+    seam = GateTool(crate).run({"paths": ["src/lib.rs"]})
+    assert [f["rule"] for f in seam.structured["findings"]] == ["seam-doctest"]
+    assert seam.report.startswith("policy gate FAILED over src/lib.rs: 1 new")
+    orders = GateTool(crate).run({"paths": ["src/orders"]}).structured
+    assert {f["path"] for f in orders["findings"]} == {"src/orders/pricing.rs"}
+    config = GateTool(crate).run({"paths": ["src/config.rs"]})
+    assert not config.is_error and config.structured["passed"] and config.structured["findings"] == []
+
+
+@pytest.mark.parametrize("path", ["../outside.rs", "/etc/passwd", "src/missing.rs"])
+def test_paths_outside_the_project_or_absent_are_refused(crate, path):
+    output = GateTool(crate).run({"paths": [path]})
+    assert output.is_error and output.structured["error"]["kind"] == "protocol"
+    assert output.structured["error"]["recipe"]
+
+
+def test_the_baseline_accepts_findings_and_the_gate_passes(crate):
+    assert ferrule_check(crate, "--update-baseline").returncode == 0
+    output = GateTool(crate).run({})
+    assert not output.is_error
+    assert output.structured["counts"]["baselined"] == 3 and output.structured["counts"]["new"] == 0
+    assert output.report.startswith("policy gate passed: 0 new, 3 baselined")
+    assert "accepted by the baseline:" in output.report
+    # Paying a debt shows up as gone, with the way to shrink the baseline.
+    pricing = crate / "src/orders/pricing.rs"
+    pricing.write_text(pricing.read_text().replace("text.parse().unwrap()", "text.parse().unwrap_or(0)"))
+    after = GateTool(crate).run({})
+    assert not after.is_error and after.structured["counts"]["gone"] == 1
+    assert "--update-baseline" in after.report
+
+
+def test_a_bad_conform_toml_is_an_error_naming_the_key(crate):
+    (crate / "conform.toml").write_text("max_file_lines = 'many'\n")
+    output = GateTool(crate).run({})
+    assert output.is_error and output.structured["error"]["kind"] == "workspace-unloadable"
+    assert "max_file_lines" in output.report
