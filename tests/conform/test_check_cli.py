@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-LINE = re.compile(r"^(?P<path>[\w./-]+\.rs):(?P<line>\d+): (?P<rule>[a-z-]+)(?: \(warning\))? (?P<message>.+) "
+LINE = re.compile(r"^(?P<path>[\w./-]+\.rs):(?P<line>\d+): (?P<rule>[a-z-]+) (?P<message>.+) "
                   r"\[GUIDE (?P<req>REQ-\d+\.\d+)\] fix: (?P<fix>.+)$")
 
 
@@ -52,6 +52,20 @@ def test_clean_crate_passes_and_writes_nothing(crate):
     assert proc.returncode == 0, proc.stdout
     assert finding_lines(proc.stdout) == []
     assert not (root / "conform-baseline.json").exists()
+
+
+def test_warn_level_findings_are_shown_but_do_not_fail(crate):
+    root = crate("ledger")
+    rules = "\n".join(f'{r} = "warn"' for r in ("unwrap-outside-tests", "seam-doctest", "env-outside-roots",
+                                                  "file-too-long"))
+    (root / "conform.toml").write_text((root / "conform.toml").read_text() + f"\n[rules]\n{rules}\n")
+    proc = check(root)
+    assert proc.returncode == 0
+    found = finding_lines(proc.stdout)
+    assert len(found) == 17 and all(m["fix"].endswith("(warning)") for m in found)
+    assert "0 new, 0 baselined, 17 warnings" in proc.stdout
+    check(root, "--update-baseline")
+    assert json.loads(baseline_of(root))["findings"] == []  # warnings are never baselined
 
 
 def test_bad_config_exits_2_naming_key_and_file(crate):

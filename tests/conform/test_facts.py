@@ -129,6 +129,12 @@ def test_inside_a_macro_invocation_is_found():
         (2, "x", "method", True), (3, "x", "path", True), (4, "foo(1)", "method", True)]
 
 
+def test_inside_a_macro_rules_body_and_its_repetitions():
+    src = "macro_rules! m {\n ($($n:ident)*) => {\n  $( fn $n() { write!(b, 1).unwrap(); } )*\n  $x.expect(\"e\")\n };\n}"
+    found = unwraps(src)
+    assert [(u["line"], u["receiver"], u["in_macro"]) for u in found] == [(3, "write!(b, 1)", True), (4, "$x", True)]
+
+
 def test_inside_a_closure_inside_a_test_function_is_test_code():
     src = "#[test]\nfn t() {\n let f = || Some(1).unwrap();\n run(|x| x.expect(\"e\"));\n}\n" \
           "fn domain() { let f = || Some(1).unwrap(); }"

@@ -12,7 +12,7 @@ from ferrule.conform.rules import RULES, Finding
 def describe(finding: Finding) -> str:
     rule = RULES[finding.rule]
     warn = " (warning)" if finding.level == "warn" else ""
-    return f"{finding.rule}{warn} {finding.message} [GUIDE {rule.req}] fix: {rule.fix}"
+    return f"{finding.rule} {finding.message} [GUIDE {rule.req}] fix: {rule.fix}{warn}"
 
 
 def advice_line(finding: Finding) -> str:

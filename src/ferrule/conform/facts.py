@@ -460,7 +460,7 @@ class _Extractor:
         types = [k.type for k in kids]
         count = len(kids)
         for i, kind in enumerate(types):
-            if kind == "token_tree":
+            if kind == "token_tree" or kind == "token_repetition":  # `$( .. )*` in macro_rules
                 self._scan_tokens(kids[i])
             elif kind == "." and i + 2 < count and types[i + 1] == "identifier" and types[i + 2] == "token_tree":
                 name = kids[i + 1].text
