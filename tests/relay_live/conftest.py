@@ -89,3 +89,17 @@ def position_of(text: str, needle: str, *, after: bool = False, nth: int = 0) ->
 @pytest.fixture(scope="session")
 def at():
     return position_of
+
+
+@pytest.fixture(scope="module")
+def utf16_session(stdcrate) -> Iterator[SyncSession]:
+    """The same crate with only UTF-16 offered: every column goes through the line's text."""
+    with live_session(stdcrate, env={"FERRULE_POSITION_ENCODING": "utf-16"}) as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def push_session(stdcrate) -> Iterator[SyncSession]:
+    """The same crate without pull-diagnostics support: validate waits for the versioned push."""
+    with live_session(stdcrate, env={"FERRULE_DIAGNOSTICS": "push"}) as session:
+        yield session

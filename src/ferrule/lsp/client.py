@@ -372,11 +372,19 @@ class LspClient:
         except asyncio.TimeoutError:
             return False
 
-    async def wait_diagnostics(self, uri: str, version: int | None, timeout: float | None) -> list[dict[str, Any]]:
-        """The pushed diagnostics of `uri` for `version` (or later); `RequestTimeout` when none come."""
+    async def wait_diagnostics(
+        self, uri: str, version: int | None, timeout: float | None, *, fresh: bool = False
+    ) -> list[dict[str, Any]]:
+        """The pushed diagnostics of `uri` for `version` (or later); `RequestTimeout` when none come.
+
+        With `fresh`, only a push that arrives after the call counts (a server may publish one
+        document version more than once, syntax first and semantics later).
+        """
         self._raise_if_closed()
         known = self.diagnostics.get(uri)
-        if known is not None and (version is None or (known[0] is not None and known[0] >= version)):
+        if not fresh and known is not None and (
+            version is None or (known[0] is not None and known[0] >= version)
+        ):
             return known[1]
         waiter: asyncio.Future[None] = self._loop.create_future()
         self._diagnostic_waiters.setdefault(uri, []).append((version, waiter))

@@ -49,6 +49,7 @@ DEFAULT_BUDGET_MS = {
 INITIALIZE_TIMEOUT_S = 60.0
 CONTENT_MODIFIED_RETRIES = 5
 COMPLETE_MAX_DEFAULT = 50
+PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may keep coming
 
 # The configuration answered to the analyzer (initializationOptions and workspace/configuration).
 # checkOnSave off: cargo-check results describe the disk, never an overlay. No flyimport, postfix or
@@ -220,7 +221,7 @@ class Session:
             await client.shutdown(timeout=1.0)
             raise
         self.codec = PositionCodec(client.position_encoding)
-        self.pull_diagnostics = "diagnosticProvider" in client.capabilities
+        self.pull_diagnostics = "diagnosticProvider" in client.capabilities and not _push_forced()
         if reapply:
             for rel, document in self.overlays.items():
                 version = self._next_version(rel)
@@ -246,7 +247,7 @@ class Session:
                            "contextSupport": True},
             "publishDiagnostics": {"versionSupport": True, "relatedInformation": False},
         }
-        if os.environ.get("FERRULE_DIAGNOSTICS") != "push":
+        if not _push_forced():
             text_document["diagnostic"] = {"dynamicRegistration": False, "relatedDocumentSupport": False}
         return {
             "processId": os.getpid(),
@@ -449,8 +450,7 @@ class Session:
                 report = await self._request(op, "textDocument/diagnostic", {"textDocument": {"uri": uri}})
                 raw = (report or {}).get("items") or []
             else:
-                version = self._versions[file.rel]
-                raw = await client.wait_diagnostics(uri, version, op.remaining())
+                raw = await self._pushed_diagnostics(client, uri, self._versions[file.rel], op)
         finally:
             if restore is not None:
                 restore()
@@ -477,6 +477,19 @@ class Session:
             "advice": enriched["advice"],
             "degraded": degraded,
         })
+
+    async def _pushed_diagnostics(self, client: LspClient, uri: str, version: int, op: _Op) -> list[dict[str, Any]]:
+        """The push for `version`, then any later push within a settle window: rust-analyzer publishes
+        a version's syntax errors first and its semantic diagnostics after them."""
+        raw = await client.wait_diagnostics(uri, version, op.remaining())
+        while True:
+            settle = min(PUSH_SETTLE_S, op.deadline - time.monotonic())
+            if settle <= 0:
+                return raw
+            try:
+                raw = await client.wait_diagnostics(uri, version, settle, fresh=True)
+            except RequestTimeout:
+                return raw
 
     async def _completion(self, op: _Op, file: ProjectFile, position: dict[str, int]) -> list[dict[str, Any]]:
         result = await self._request(op, "textDocument/completion", {
@@ -597,6 +610,11 @@ def _configuration(item: dict[str, Any]) -> Any:
     if section in ("rust-analyzer", None, ""):
         return ANALYZER_CONFIG
     return None
+
+
+def _push_forced() -> bool:
+    """`FERRULE_DIAGNOSTICS=push` leaves pull support out, so the push path runs against a real analyzer."""
+    return os.environ.get("FERRULE_DIAGNOSTICS") == "push"
 
 
 def _budget(op: str, params: dict[str, Any]) -> _Op:
