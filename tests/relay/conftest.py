@@ -13,3 +13,24 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # helper modules beside the tests (names prefixed relay_ to stay unique)
     sys.path.insert(0, str(HERE))
+
+import os  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def rust_analyzer() -> str:
+    """The real analyzer for the live tests; a clear failure (not a skip) when there is none."""
+    candidate = os.environ.get("RUST_ANALYZER") or shutil.which("rust-analyzer")
+    if candidate:
+        try:
+            done = subprocess.run([candidate, "--version"], capture_output=True, timeout=30)
+        except OSError:
+            done = None
+        if done is not None and done.returncode == 0:
+            return candidate
+    pytest.fail("no working rust-analyzer: `. /opt/rust-offline/env.sh` (or `rustup component add "
+                "rust-analyzer rust-src`) before running the live tests")

@@ -92,7 +92,7 @@ def test_unknown_op_lists_the_known_ops(root):
 @pytest.mark.parametrize("op, params, named", [
     ("type", {"file": "src/lib.rs"}, ["missing `position`"]),
     ("type", {"position": POS}, ["missing `file`"]),
-    ("complete", {"file": 5, "position": {"line": 0, "character": -1}, "max": 0, "prefix": 3},
+    ("complete", {"file": 5, "position": {"line": 0, "character": -1}, "max": -1, "prefix": 3},
      ["`file` must be a string", "`position.line`", "`position.character`", "`max`", "`prefix`"]),
     ("update", {"file": "src/lib.rs"}, ["missing `content`"]),
     ("update", {"file": "src/lib.rs", "content": 12}, ["`content` must be a string or null"]),

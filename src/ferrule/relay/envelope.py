@@ -83,6 +83,12 @@ def _positive_int(value: Any) -> str | None:
     return f"must be a positive integer, got {orjson.dumps(value).decode()}"
 
 
+def _count(value: Any) -> str | None:
+    if _is_int(value) and value >= 0:
+        return None
+    return f"must be a non-negative integer, got {orjson.dumps(value).decode()}"
+
+
 def _position(value: Any) -> str | None:
     """Complaints are whole phrases (`position.line` ...), so the caller does not prefix them."""
     if not isinstance(value, dict):
@@ -117,7 +123,7 @@ PARAMS: dict[str, dict[str, Field]] = {
         "position": Field(_position, required=True),
         "content": Field(_string),
         "prefix": Field(_string),
-        "max": Field(_positive_int),
+        "max": Field(_count),
     },
     "type": {"file": _FILE, "position": Field(_position, required=True), "content": Field(_string)},
     "shutdown": {},

@@ -50,7 +50,7 @@ class ProgressLog:
 
     def __call__(self, message: str, percentage: int | None) -> None:
         now = time.monotonic()
-        if now - self._last < self.interval and percentage not in (None, 100):
+        if now - self._last < self.interval:
             return
         self._last = now
         pct = f"{percentage:3d}% " if percentage is not None else ""

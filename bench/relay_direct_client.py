@@ -1,0 +1,148 @@
+"""The floor for the relay benchmark: a minimal blocking Content-Length LSP client of rust-analyzer.
+
+No asyncio, no threads, no validation: write a request, read until its response. What the relay adds
+over this (envelope, scheduling, position conversion, its own pipes) is what the benchmark measures.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+class DirectClient:
+    def __init__(self, analyzer: str, root: Path, *, env: dict[str, str] | None = None) -> None:
+        self.root = Path(root).resolve()
+        self.proc = subprocess.Popen([analyzer], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, cwd=self.root, env=env, bufsize=0)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        self._buffer = bytearray()
+        self._next_id = 0
+        self.quiescent = False
+        self.encoding = "utf-16"
+        self.versions: dict[str, int] = {}
+
+    # -- wire --------------------------------------------------------------------------------------
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = orjson.dumps(message)
+        os.write(self._in, b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def _read(self) -> dict[str, Any]:
+        buf = self._buffer
+        while True:
+            end = buf.find(b"\r\n\r\n")
+            if end >= 0:
+                length = 0
+                for header in bytes(buf[:end]).split(b"\r\n"):
+                    name, _, value = header.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                start = end + 4
+                if len(buf) >= start + length:
+                    body = bytes(buf[start:start + length])
+                    del buf[:start + length]
+                    return orjson.loads(body)
+            chunk = os.read(self._out, 1 << 16)
+            if not chunk:
+                raise EOFError("rust-analyzer closed its output")
+            buf += chunk
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        """Server-initiated traffic: answer requests with null, watch serverStatus."""
+        method = message.get("method")
+        if "id" in message and method is not None:
+            self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        elif method == "experimental/serverStatus":
+            self.quiescent = bool(message["params"].get("quiescent"))
+
+    def send_request(self, method: str, params: Any) -> int:
+        self._next_id += 1
+        self._send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        return self._next_id
+
+    def wait_response(self, request_id: int) -> Any:
+        while True:
+            message = self._read()
+            if message.get("id") == request_id and "method" not in message:
+                if "error" in message:
+                    raise RuntimeError(f"LSP error: {message['error']}")
+                return message.get("result")
+            self._handle(message)
+
+    def request(self, method: str, params: Any) -> Any:
+        return self.wait_response(self.send_request(method, params))
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    # -- session -----------------------------------------------------------------------------------
+
+    def initialize(self, timeout: float = 120.0) -> dict[str, Any]:
+        uri = self.root.as_uri()
+        result = self.request("initialize", {
+            "processId": os.getpid(),
+            "rootUri": uri,
+            "workspaceFolders": [{"uri": uri, "name": self.root.name}],
+            "capabilities": {
+                "general": {"positionEncodings": ["utf-8", "utf-16"]},
+                "textDocument": {
+                    "hover": {"contentFormat": ["markdown", "plaintext"]},
+                    "completion": {"completionItem": {"snippetSupport": False}},
+                    "diagnostic": {"dynamicRegistration": False},
+                    "synchronization": {"didSave": False},
+                },
+                "experimental": {"serverStatusNotification": True},
+            },
+            "initializationOptions": {"checkOnSave": False, "cachePriming": {"enable": True}},
+        })
+        self.encoding = result.get("capabilities", {}).get("positionEncoding", "utf-16")
+        self.notify("initialized", {})
+        deadline = time.monotonic() + timeout
+        while not self.quiescent and time.monotonic() < deadline:
+            self._handle(self._read())
+        return result
+
+    def uri(self, rel: str) -> str:
+        return (self.root / rel).as_uri()
+
+    def open(self, rel: str, text: str) -> None:
+        self.versions[rel] = 1
+        self.notify("textDocument/didOpen", {"textDocument": {
+            "uri": self.uri(rel), "languageId": "rust", "version": 1, "text": text}})
+
+    def change(self, rel: str, text: str) -> None:
+        self.versions[rel] += 1
+        self.notify("textDocument/didChange", {
+            "textDocument": {"uri": self.uri(rel), "version": self.versions[rel]},
+            "contentChanges": [{"text": text}]})
+
+    def hover(self, rel: str, line0: int, character: int) -> Any:
+        return self.request("textDocument/hover", {
+            "textDocument": {"uri": self.uri(rel)}, "position": {"line": line0, "character": character}})
+
+    def completion(self, rel: str, line0: int, character: int) -> Any:
+        return self.request("textDocument/completion", {
+            "textDocument": {"uri": self.uri(rel)}, "position": {"line": line0, "character": character}})
+
+    def diagnostics(self, rel: str) -> Any:
+        return self.request("textDocument/diagnostic", {"textDocument": {"uri": self.uri(rel)}})
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+            self.proc.wait(timeout=10)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
+
+
+__all__ = ["DirectClient"]

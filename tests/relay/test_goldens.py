@@ -1,0 +1,61 @@
+"""Outer-frame goldens: recorded `ferrule serve` conversations replayed against the relay.
+
+Each golden (tests/relay/goldens/*.ndjson, written by double/record.py) is played through a real
+`ferrule serve` subprocess over pipes, once with the analyzer double replaying the inner hop recorded
+with it, and once (`live`) with the real rust-analyzer. The answers, normalised ($ROOT, ra_version,
+timings), must equal the recorded ones batch by batch, in any order within a batch.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import relay_golden as golden
+from relay_scenarios import FIXTURE, SCENARIOS
+
+HERE = Path(__file__).resolve().parent
+GOLDENS = sorted((HERE / "goldens").glob("*.ndjson"))
+
+
+def test_every_scenario_has_a_golden_and_a_transcript():
+    assert {p.stem for p in GOLDENS} == set(SCENARIOS)
+    for name in SCENARIOS:
+        assert (HERE / "double" / "transcripts" / f"{name}.ndjson").is_file()
+
+
+def test_the_goldens_send_what_the_scenarios_say():
+    for path in GOLDENS:
+        sends = [step.sends for step in golden.load(path)]
+        assert sends == SCENARIOS[path.stem], f"{path.name} is stale: re-run double/record.py {path.stem}"
+
+
+def replay(path: Path, root: Path, analyzer: str, env=None) -> None:
+    steps = golden.load(path)
+    serve = golden.ServeProcess(root, analyzer, env=env)
+    try:
+        seen = golden.run_steps(serve, steps, str(root))
+        code = serve.close_input()
+    finally:
+        serve.kill()
+    for number, (want, got) in enumerate(zip(steps, seen, strict=True), 1):
+        assert golden.canonical(got.recvs) == golden.canonical(want.recvs), (
+            f"{path.name} batch {number} differs; stderr:\n{serve.stderr()[-3000:]}")
+    assert code == 0
+
+
+@pytest.mark.parametrize("path", GOLDENS, ids=lambda p: p.stem)
+def test_golden_over_the_double(path, tmp_path):
+    root = golden.copy_fixture(FIXTURE, tmp_path / "crate")
+    transcript = HERE / "double" / "transcripts" / path.name
+    started = time.monotonic()
+    replay(path, root, golden.fake_analyzer_wrapper(tmp_path, transcript))
+    assert time.monotonic() - started < 5, "the double is meant to make this a sub-second test"
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("path", GOLDENS, ids=lambda p: p.stem)
+def test_golden_live(path, tmp_path, rust_analyzer):
+    root = golden.copy_fixture(FIXTURE, tmp_path / "crate")
+    replay(path, root, rust_analyzer)
