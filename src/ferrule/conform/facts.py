@@ -66,6 +66,7 @@ from ferrule.conform.attributes import (
     read_attribute,
     summarise,
 )
+from ferrule.conform.imports import StdImports, segments
 
 ITEM_KINDS = {
     "function_item": "fn", "function_signature_item": "fn", "struct_item": "struct", "enum_item": "enum",
@@ -79,8 +80,6 @@ _COMMENTS = frozenset({"line_comment", "block_comment"})
 _UNWRAP_LINTS = {"unwrap": "clippy::unwrap_used", "expect": "clippy::expect_used"}
 _UNWRAP_ARITY = {"unwrap": 0, "expect": 1}  # arguments besides the receiver
 _PANICKING_TYPES = frozenset({"Option", "Result"})
-AMBIENT_ENV = frozenset({"var", "var_os", "vars", "vars_os", "args", "args_os", "current_dir",
-                         "set_current_dir", "current_exe", "home_dir", "temp_dir", "set_var", "remove_var"})
 # Tokens that can make up the receiver of `.unwrap()` inside a macro's token tree.
 _CHAIN_TOKENS = frozenset({"identifier", "self", "token_tree", "metavariable", "integer_literal",
                            "string_literal", "raw_string_literal", "char_literal", ".", "::", "?", "!",
@@ -88,8 +87,13 @@ _CHAIN_TOKENS = frozenset({"identifier", "self", "token_tree", "metavariable", "
 _MAX_TEXT = 160
 
 
-def _text(node: Node) -> str:
-    return node.text.decode("utf-8", "replace")
+def _text(node: Node | None) -> str:
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
+
+
+def _opens_call(node: Node | None) -> bool:
+    """A token tree that is an argument list: `( .. )`."""
+    return node is not None and (node.text or b"").startswith(b"(")
 
 
 def _squash(text: str) -> str:
@@ -156,8 +160,7 @@ class _Extractor:
         self.source = source
         self.facts = FileFacts(lines=count_lines(source))
         self.scopes: dict[int, Scope] = {}  # item node id -> the scope inside it
-        self.aliases: dict[str, tuple[str, ...]] = {}  # local name -> the std path it names
-        self.globs: list[tuple[str, ...]] = []
+        self.imports = StdImports()
         self.found: list[tuple[int, dict[str, Any]]] = []  # (byte offset, record): query order is not source order
 
     def run(self) -> FileFacts:
@@ -166,15 +169,15 @@ class _Extractor:
         self._walk_container(root.children, file_scope, root)
         caps = syntax.captures(root)
         for node in caps.get("use", ()):
-            self._read_use(node.child_by_field_name("argument"), ())
+            self.imports.read(node)
         for node in caps.get("method_call", ()):
             self._method_call(node)
         for node in caps.get("path_ref", ()):
             self._path_ref(node)
-        if self.aliases or self.globs or b"std" in self.source:
+        if self.imports or b"std" in self.source:
             for node in caps.get("scoped", ()):
                 self._scoped(node)
-            if self.aliases or self.globs:
+            if self.imports:
                 for node in caps.get("bare_call", ()):
                     self._bare_call(node)
         for node in caps.get("unsafe", ()):
@@ -242,7 +245,7 @@ class _Extractor:
         if attrs.doc:
             docs = [*docs, attrs.doc]
         doc = "\n".join(docs) if docs else None
-        record.update(public=public, doc=doc, doctest=bool(doc) and has_doctest(doc), hidden=attrs.hidden,
+        record.update(public=public, doc=doc, doctest=doc is not None and has_doctest(doc), hidden=attrs.hidden,
                       test=scope.test or attrs.test)
         if kind == "struct":
             record.update(self._struct_shape(node))
@@ -351,7 +354,9 @@ class _Extractor:
 
     def _method_call(self, call: Node) -> None:
         function = call.child_by_field_name("function")
-        field_node = function.child_by_field_name("field")
+        field_node = function.child_by_field_name("field") if function is not None else None
+        if function is None or field_node is None:
+            return
         method = _text(field_node)
         args = call.child_by_field_name("arguments")
         if args is None or _argument_count(args) != _UNWRAP_ARITY[method]:
@@ -362,9 +367,10 @@ class _Extractor:
 
     def _path_ref(self, node: Node) -> None:
         path = node.child_by_field_name("path")
-        if path is None or _last_segment(_text(path)) not in _PANICKING_TYPES:
+        name = node.child_by_field_name("name")
+        if path is None or name is None or _last_segment(_text(path)) not in _PANICKING_TYPES:
             return
-        method = _text(node.child_by_field_name("name"))
+        method = _text(name)
         parent = node.parent
         receiver = None
         text = _text(node)
@@ -374,60 +380,9 @@ class _Extractor:
             first = next((a for a in args.named_children if a.type not in _COMMENTS), None) if args else None
             receiver = _squash(_text(first)) if first is not None else None
             text = _text(parent)
-        self._unwrap(node.child_by_field_name("name"), method, receiver, "path", text)
+        self._unwrap(name, method, receiver, "path", text)
 
     # ---- std::env ----------------------------------------------------------------------------------
-
-    def _read_use(self, node: Node | None, prefix: tuple[str, ...]) -> None:
-        if node is None:
-            return
-        kind = node.type
-        if kind in ("identifier", "scoped_identifier", "self", "crate", "super"):
-            path = prefix + _segments(_text(node))
-            if path and path[-1] == "self":
-                path = path[:-1]
-            if path:
-                self._alias(path[-1], path)
-        elif kind == "use_as_clause":
-            target = node.child_by_field_name("path")
-            alias = node.child_by_field_name("alias")
-            if target is not None and alias is not None:
-                path = prefix + _segments(_text(target))
-                if path and path[-1] == "self":
-                    path = path[:-1]
-                self._alias(_text(alias), path)
-        elif kind == "scoped_use_list":
-            base = node.child_by_field_name("path")
-            inner = prefix + (_segments(_text(base)) if base is not None else ())
-            self._read_use(node.child_by_field_name("list"), inner)
-        elif kind == "use_list":
-            for child in node.named_children:
-                self._read_use(child, prefix)
-        elif kind == "use_wildcard":
-            base = next((c for c in node.named_children if c.type not in _COMMENTS), None)
-            path = prefix + (_segments(_text(base)) if base is not None else ())
-            if path[:1] == ("std",):
-                self.globs.append(path)
-
-    def _alias(self, name: str, path: tuple[str, ...]) -> None:
-        if path[:1] == ("std",) and name != "_":
-            self.aliases[name] = path
-
-    def _resolve(self, segments: tuple[str, ...]) -> str | None:
-        """The ambient std::env function a path names, or None."""
-        if not segments:
-            return None
-        head = segments[0]
-        if head in self.aliases:
-            segments = self.aliases[head] + segments[1:]
-        elif head != "std":
-            for glob in self.globs:
-                if glob == ("std",) and head == "env" or glob == ("std", "env") and len(segments) == 1:
-                    segments = glob + segments
-                    break
-        if len(segments) == 3 and segments[0] == "std" and segments[1] == "env" and segments[2] in AMBIENT_ENV:
-            return "std::env::" + segments[2]
-        return None
 
     def _env(self, anchor: Node, function: str, text: str, form: str, in_macro: bool = False) -> None:
         scope = self._scope_of(anchor)
@@ -441,7 +396,7 @@ class _Extractor:
         if parent is not None and parent.type == "scoped_identifier" and \
                 parent.child_by_field_name("path") == node:
             return  # a prefix of a longer path; the longer one is checked
-        function = self._resolve(_segments(_text(node)))
+        function = self.imports.env_function(segments(_text(node)))
         if function is None or _inside(node, "use_declaration"):
             return
         called = parent is not None and parent.type == "call_expression" and \
@@ -449,7 +404,7 @@ class _Extractor:
         self._env(node, function, _text(parent if called else node), "call" if called else "reference")
 
     def _bare_call(self, node: Node) -> None:
-        function = self._resolve((_text(node),))
+        function = self.imports.env_function((_text(node),))
         if function is not None:
             self._env(node, function, _text(node.parent), "call")
 
@@ -469,10 +424,10 @@ class _Extractor:
             elif kind == "identifier" and i + 1 < count and types[i + 1] == "::" and \
                     (i == 0 or types[i - 1] not in ("::", ".")):
                 self._macro_path(kids, types, i)
-            elif kind == "identifier" and (self.aliases or self.globs) and i + 1 < count and \
+            elif kind == "identifier" and self.imports and i + 1 < count and \
                     types[i + 1] == "token_tree" and (i == 0 or types[i - 1] not in ("::", ".")):
-                function = self._resolve((_text(kids[i]),))
-                if function is not None and kids[i + 1].text.startswith(b"("):
+                function = self.imports.env_function((_text(kids[i]),))
+                if function is not None and _opens_call(kids[i + 1]):
                     self._env(kids[i], function, self._span(kids[i], kids[i + 1]), "call", True)
 
     def _span(self, first: Node, last: Node) -> str:
@@ -480,7 +435,7 @@ class _Extractor:
 
     def _macro_method(self, kids: list[Node], types: list[str], dot: int, method: str) -> None:
         args = kids[dot + 2]
-        if not args.text.startswith(b"("):
+        if not _opens_call(args):
             return
         if (len(args.children) > 2) != bool(_UNWRAP_ARITY[method]):
             return
@@ -497,20 +452,17 @@ class _Extractor:
             j += 2
         if j == i:
             return
-        segments = tuple(_text(kids[k]) for k in range(i, j + 1, 2))
+        path = tuple(_text(kids[k]) for k in range(i, j + 1, 2))
         after = kids[j + 1] if j + 1 < len(kids) and types[j + 1] == "token_tree" else None
-        called = after is not None and after.text.startswith(b"(")
-        if segments[-1] in _UNWRAP_ARITY and len(segments) >= 2 and segments[-2] in _PANICKING_TYPES:
-            receiver = None
-            if called:
-                receiver = self._first_argument(after)
-            self._unwrap(kids[j], segments[-1], receiver, "path",
-                         self._span(kids[i], after if called else kids[j]), True)
+        args = after if after is not None and _opens_call(after) else None
+        end = args if args is not None else kids[j]
+        if path[-1] in _UNWRAP_ARITY and len(path) >= 2 and path[-2] in _PANICKING_TYPES:
+            receiver = self._first_argument(args) if args is not None else None
+            self._unwrap(kids[j], path[-1], receiver, "path", self._span(kids[i], end), True)
             return
-        function = self._resolve(segments)
+        function = self.imports.env_function(path)
         if function is not None:
-            self._env(kids[i], function, self._span(kids[i], after if called else kids[j]),
-                      "call" if called else "reference", True)
+            self._env(kids[i], function, self._span(kids[i], end), "call" if args is not None else "reference", True)
 
     def _first_argument(self, args: Node) -> str | None:
         """The tokens before the first top-level comma of a `( .. )` token tree."""
@@ -527,11 +479,6 @@ def _unspace(line: str) -> str:
     """A `///` line's text without the line ending and the one space that follows the marker."""
     line = line.rstrip("\r\n")
     return line[1:] if line.startswith(" ") else line
-
-
-def _segments(path: str) -> tuple[str, ...]:
-    parts = tuple(p.strip() for p in path.split("::"))
-    return parts[1:] if parts and parts[0] == "" else parts
 
 
 def _last_segment(path: str) -> str:

@@ -56,7 +56,7 @@ class GateResult:
 
 def rust_files(policy: Policy) -> list[str]:
     """Root-relative paths of the project's .rs files, sorted; hidden and excluded directories skipped."""
-    found = []
+    found: list[str] = []
     root = str(policy.root)
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
