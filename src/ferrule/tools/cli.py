@@ -45,11 +45,16 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
     return run
 
 
+class Terminated(BaseException):
+    """SIGTERM. Not a SystemExit: the server turns an exit inside a running tool into that tool's
+    failure and serves on, while a terminated server must stop wherever it is."""
+
+
 def _stop_on_sigterm() -> None:
     # Hosts end a server with SIGTERM after closing stdin; unwinding (rather than dying) lets the
     # analyzer get its shutdown instead of lingering until it notices its pipe is gone.
     def stop(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
+        raise Terminated(signum)
 
     signal.signal(signal.SIGTERM, stop)
 
@@ -68,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     try:
         server.run()
+    except Terminated as terminated:
+        return 128 + int(terminated.args[0])
     finally:
         relay.close()
     return EXIT_OK

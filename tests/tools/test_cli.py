@@ -1,0 +1,89 @@
+"""`ferrule mcp` as a host starts it: arguments, the default root, help, and shutdown."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import orjson
+import pytest
+
+from .conftest import DEMO_CRATE, alive, analyzer_pids, command_line, copy_crate
+
+HELLO = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+
+
+def frames(*calls):
+    lines = [HELLO, b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    for n, (name, arguments) in enumerate(calls, 2):
+        lines.append(orjson.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                   "params": {"name": name, "arguments": arguments}}))
+    return b"\n".join(lines) + b"\n"
+
+
+def ferrule_mcp(*args, cwd=None, stdin=b"", env=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "ferrule", "mcp", *args], input=stdin, capture_output=True,
+                          cwd=cwd, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def test_help_names_the_tools_conventions_and_host_set_up():
+    done = ferrule_mcp("--help")
+    out = done.stdout.decode()
+    assert done.returncode == 0
+    for needle in ("--root DIR", "--rust-analyzer PATH", "rust_validate", "rust_check", "1-based",
+                   "claude mcp add", ".vscode/mcp.json", ".cursor/mcp.json"):
+        assert needle in out
+
+
+def test_a_root_that_is_not_a_directory_is_a_usage_error(tmp_path):
+    done = ferrule_mcp("--root", str(tmp_path / "missing"))
+    assert done.returncode == 2 and b"is not a directory" in done.stderr
+
+
+def test_without_root_the_server_serves_the_directory_it_was_started_in(tmp_path):
+    crate = copy_crate(DEMO_CRATE, tmp_path)
+    done = ferrule_mcp(cwd=crate, stdin=frames(("rust_check", {"paths": ["src/lib.rs"]})))
+    assert done.returncode == 0, done.stderr
+    answers = [orjson.loads(line) for line in done.stdout.splitlines()]
+    gate = answers[-1]["result"]["structuredContent"]
+    assert os.path.realpath(gate["root"]) == os.path.realpath(crate)
+
+
+def test_a_root_without_cargo_toml_is_served_with_a_warning(tmp_path):
+    done = ferrule_mcp("--root", str(tmp_path), stdin=frames())
+    assert done.returncode == 0 and b"no Cargo.toml" in done.stderr
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("moment", ["idle", "mid-call"])
+def test_sigterm_stops_the_server_and_its_analyzer(tmp_path, analyzer_env, moment):
+    crate = copy_crate(DEMO_CRATE, tmp_path)
+    server = subprocess.Popen([sys.executable, "-m", "ferrule", "mcp", "--root", str(crate)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env={**os.environ, **analyzer_env})
+    try:
+        server.stdin.write(frames(("rust_validate", {"file": "src/lib.rs"})))
+        server.stdin.flush()
+        assert b'"id":1' in server.stdout.readline()
+        if moment == "idle":
+            assert b'"id":2' in server.stdout.readline()
+        deadline = time.monotonic() + 30
+        while not analyzer_pids(server.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        analyzers = analyzer_pids(server.pid)
+        assert len(analyzers) == 1 and "rust-analyzer" in command_line(analyzers[0])[0]
+        # stdin stays open: a host that gives up waiting, or the system shutting down.
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=20) == 128 + signal.SIGTERM
+        deadline = time.monotonic() + 15
+        while alive(analyzers[0]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(analyzers[0]), "the analyzer outlived its server"
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
