@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,7 @@ def over_pipes(root: Path, rounds: dict[str, int]) -> list[list[object]]:
             for _ in range(10):  # warm-up; the first call also waits for the analyzer to index
                 mcp.call(tool, arguments)
                 relay.call(op, params)
-            tool_times, op_times = paired(lambda: mcp.call(tool, arguments), lambda: relay.call(op, params),
+            tool_times, op_times = paired(partial(mcp.call, tool, arguments), partial(relay.call, op, params),
                                           rounds[name])
             rows += rows_for(name, tool_times, op_times, "ferrule mcp tools/call", "ferrule serve op")
         return rows
@@ -203,7 +204,7 @@ def in_process(root: Path, rounds: dict[str, int]) -> list[list[object]]:
             for _ in range(10):
                 run(arguments)
                 session.call(op, params)
-            tool_times, op_times = paired(lambda: run(arguments), lambda: session.call(op, params), rounds[name])
+            tool_times, op_times = paired(partial(run, arguments), partial(session.call, op, params), rounds[name])
             rows += rows_for(name, tool_times, op_times, "Tool.run", "SyncSession.call")
         return rows
     finally:
