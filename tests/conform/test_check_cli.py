@@ -212,3 +212,18 @@ def test_help_lists_rules_and_guide(flag):
     assert proc.returncode == 0
     for word in ("--update-baseline", "--format", "REQ-6.1", "docs/GUIDE.md", "conform.toml"):
         assert word in proc.stdout
+
+
+def test_configured_baseline_name_in_a_new_directory(crate):
+    root = crate("ledger")
+    (root / "conform.toml").write_text((root / "conform.toml").read_text() + 'baseline = "ci/policy-debt.json"\n')
+    assert check(root, "--update-baseline").returncode == 0
+    assert (root / "ci" / "policy-debt.json").is_file() and not (root / "conform-baseline.json").exists()
+    assert check(root).returncode == 0
+
+
+def test_the_policy_layer_imports_nothing_above_it():
+    code = ("import sys, ferrule.conform, ferrule.conform.cli, ferrule.conform.gate; "
+            "print(sorted(m for m in sys.modules if m.startswith('ferrule.') and not m.startswith('ferrule.conform')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"

@@ -96,6 +96,10 @@ class Baseline:
         """Replace the file atomically with exactly these accepted findings."""
         assert self.path is not None
         tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(self.render(counts), encoding="utf-8")
-        os.replace(tmp, self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(self.render(counts), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            raise BaselineError(f"{self.path}: cannot be written: {exc.strerror or exc}") from exc
         self.counts = Counter({k: n for k, n in counts.items() if n > 0})
