@@ -118,6 +118,13 @@ def _call_text(step: Step) -> str:
     return f"{step.tool} {json.dumps(shown, ensure_ascii=False)}"
 
 
+def _shown_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
+    except (OSError, ValueError):
+        return str(path)
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
@@ -153,7 +160,8 @@ def run_demo(
     tools, relay = (build_tools or default_build)(crate, analyzer=analyzer)
     by_name = {tool.descriptor()["name"]: tool for tool in tools}
     try:
-        print(style.bold(f"ferrule demo: what an agent reads from `ferrule mcp --root {crate}`"), file=out)
+        print(style.bold(f"ferrule demo: what an agent reads from `ferrule mcp --root {_shown_path(crate)}`"),
+              file=out)
         out.flush()
         progress = StartProgress(err)
         started = relay.start(progress=progress)
