@@ -21,8 +21,8 @@ from ferrule.relay.errors import OracleCrashed, RelayError
 
 PROGRESS_INTERVAL_S = 0.25  # at most four notes a second within one indexing phase
 
-# progress(done, total, message): the MCP layer's reporter for the call in flight.
-ProgressReporter = Callable[[float, "float | None", "str | None"], None]
+# progress(done, total, message): the MCP layer's reporter for the call in flight (its answer unused).
+ProgressReporter = Callable[[float, "float | None", "str | None"], object]
 
 
 class RelayCaller(Protocol):
