@@ -212,6 +212,34 @@ class LspClient:
             message["params"] = params
         self._send(message)
 
+    def send_request(self, method: str, params: Any = None, *, timeout: float | None = None) -> asyncio.Future[Any]:
+        """Send a request now and return the future of its result, so that work can overlap the wait.
+
+        Cancelling the future (or a task awaiting it) sends `$/cancelRequest`.
+        """
+        self._raise_if_closed()
+        request_id = self._next_id
+        self._next_id = request_id + 1
+        future: asyncio.Future[Any] = self._loop.create_future()
+        self._pending[request_id] = (future, method)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        assert self._stdin is not None
+        self._stdin.write(self._encode(self._dumps(message)))
+        timer = None
+        if timeout is not None:
+            timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
+
+        def settled(done: asyncio.Future[Any]) -> None:
+            if timer is not None:
+                timer.cancel()
+            if done.cancelled():
+                self._abandon(request_id)
+
+        future.add_done_callback(settled)
+        return future
+
     async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
         """Send a request and await its result; `ResponseError`, `ServerExited` or `RequestTimeout`."""
         self._raise_if_closed()

@@ -5,15 +5,20 @@ from __future__ import annotations
 import re
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 _RULE = re.compile(r"^\s*(---+|\*\*\*+|___+)\s*$")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
-_BARE_REF = re.compile(r"\[(`?[^\]\[]+`?)\](?!\()")
-_LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_RULES = re.compile(r"^[ \t]*(?:---+|\*\*\*+|___+)[ \t]*$", re.MULTILINE)
+_LINK_DEFS = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+[^\n]*$", re.MULTILINE)
+_HEADINGS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_REF_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+_BARE_REF = re.compile(r"\[(`?[^\]\[\n]+`?)\](?!\()")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
-_CODE_SPAN = re.compile(r"`([^`]*)`")
+_CODE_SPAN = re.compile(r"`([^`\n]*)`")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|])")
+_TRAILING = re.compile(r"[ \t]+$", re.MULTILINE)
+_BLANKS = re.compile(r"\n{3,}")
+_MARKUP_CHARS = frozenset("`*_[]#\\-~")
 
 
 def hover_markdown(contents: object) -> str:
@@ -69,25 +74,23 @@ def split_hover(markdown: str) -> tuple[str, str]:
 
 def markdown_to_text(markdown: str) -> str:
     """Strip markdown syntax, keeping code block contents and link texts."""
-    out: list[str] = []
-    in_code = False
-    for line in markdown.split("\n"):
-        if _FENCE.match(line):
-            in_code = not in_code
-            continue
-        if in_code:
-            out.append(line)
-            continue
-        if _RULE.match(line) or _LINK_DEF.match(line):
-            out.append("")
-            continue
-        line = _HEADING.sub("", line)
-        line = _LINK.sub(r"\1", line)
-        line = _REF_LINK.sub(r"\1", line)
-        line = _BARE_REF.sub(r"\1", line)
-        line = _CODE_SPAN.sub(r"\1", line)
-        line = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3), line)
-        line = _ESCAPE.sub(r"\1", line)
-        out.append(line.rstrip())
-    text = "\n".join(out)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    if _MARKUP_CHARS.isdisjoint(markdown):
+        return markdown.strip()
+    # fences split the text into prose and code (odd pieces); only prose is unescaped
+    pieces = _FENCE_LINE.split(markdown)
+    for at in range(0, len(pieces), 2):
+        pieces[at] = _prose(pieces[at])
+    text = "".join(pieces)
+    return _BLANKS.sub("\n\n", _TRAILING.sub("", text)).strip()
+
+
+def _prose(text: str) -> str:
+    text = _RULES.sub("", text)
+    text = _LINK_DEFS.sub("", text)
+    text = _HEADINGS.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _BARE_REF.sub(r"\1", text)
+    text = _CODE_SPAN.sub(r"\1", text)
+    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3), text)
+    return _ESCAPE.sub(r"\1", text)

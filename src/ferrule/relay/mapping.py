@@ -19,9 +19,9 @@ KEYWORD, SNIPPET = 14, 15
 
 # Methods only Option or only Result offer: a sibling among the answers names the receiver.
 _OPTION_ONLY = frozenset({"is_some", "is_none", "is_some_and", "is_none_or", "ok_or", "ok_or_else",
-                          "get_or_insert", "get_or_insert_with", "take", "zip", "xor", "filter"})
-_RESULT_ONLY = frozenset({"is_ok", "is_err", "is_ok_and", "is_err_and", "ok", "err", "map_err",
-                          "unwrap_err", "expect_err", "into_ok", "inspect_err"})
+                          "get_or_insert_with"})
+_RESULT_ONLY = frozenset({"is_ok", "is_err", "is_ok_and", "is_err_and", "map_err", "unwrap_err",
+                          "expect_err", "inspect_err"})
 _PANICKING = frozenset({"unwrap", "expect"})
 # std's own docs of Option::unwrap/expect and Result::unwrap/expect start so.
 _STD_DOC_MARKS = ("contained [`Some`]", "contained [`Ok`]")

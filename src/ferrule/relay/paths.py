@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,13 +36,26 @@ class ProjectRoot:
     def file(self, rel: object) -> ProjectFile:
         """Check `rel` and return the file it names; raise ProtocolError when it is unsafe."""
         parts = _relative_parts(rel)
-        real = os.path.realpath(os.path.join(self.path, *parts))
-        if not self.contains(real):
+        # The root is canonical already: only the components below it can be symlinks, so lstat
+        # those (cheap) and hand the whole path to realpath only when one of them is a link.
+        current = self._prefix
+        for depth, part in enumerate(parts):
+            candidate = current + part
+            try:
+                mode = os.lstat(candidate).st_mode
+            except OSError:  # absent from here on: nothing below can be a link
+                return self._checked(rel, self._prefix + os.sep.join(parts))
+            if stat.S_ISLNK(mode):
+                return self._checked(rel, os.path.realpath(os.path.join(candidate, *parts[depth + 1:])))
+            current = candidate + os.sep
+        return self._checked(rel, self._prefix + os.sep.join(parts))
+
+    def _checked(self, rel: object, real: str) -> ProjectFile:
+        if not real.startswith(self._prefix):
+            if real == str(self.path):
+                raise ProtocolError(f"path {rel!r} names the project root, not a file", _RECIPE)
             raise ProtocolError(f"path {rel!r} resolves outside the project root (through a symlink)", _RECIPE)
-        relative = os.path.relpath(real, self.path).replace(os.sep, "/")
-        if relative == ".":
-            raise ProtocolError(f"path {rel!r} names the project root, not a file", _RECIPE)
-        return ProjectFile(relative, Path(real))
+        return ProjectFile(real[len(self._prefix):].replace(os.sep, "/"), Path(real))
 
     def contains(self, absolute: str | os.PathLike[str]) -> bool:
         text = os.fspath(absolute)

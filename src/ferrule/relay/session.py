@@ -126,6 +126,8 @@ class Session:
         self.policy: RelayPolicy | None = None
         self.overlays: dict[str, _Document] = {}
         self._versions: dict[str, int] = {}
+        self._uris: dict[str, str] = {}
+        self._enriched: dict[str, tuple[str, dict[str, list[Any]]]] = {}
         self._lifecycle = asyncio.Lock()
         self._death_reported = False
         self._crashes_in_a_row = 0
@@ -243,7 +245,10 @@ class Session:
         text_document: dict[str, Any] = {
             "synchronization": {"dynamicRegistration": False, "didSave": False},
             "hover": {"contentFormat": ["markdown", "plaintext"]},
-            "completion": {"completionItem": {"snippetSupport": False, "labelDetailsSupport": False},
+            # documentation resolved lazily: an answer is a tenth of the size, and only the few entries
+            # left after the prefix filter and the cap that need their docs are resolved
+            "completion": {"completionItem": {"snippetSupport": False, "labelDetailsSupport": False,
+                                              "resolveSupport": {"properties": ["documentation"]}},
                            "contextSupport": True},
             "publishDiagnostics": {"versionSupport": True, "relatedInformation": False},
         }
@@ -268,7 +273,10 @@ class Session:
     # ---- documents -----------------------------------------------------------------------------
 
     def _uri(self, rel: str) -> str:
-        return path_to_uri(self.root.path / rel)
+        uri = self._uris.get(rel)
+        if uri is None:
+            uri = self._uris[rel] = path_to_uri(self.root.path / rel)
+        return uri
 
     def _next_version(self, rel: str) -> int:
         version = self._versions.get(rel, 0) + 1
@@ -393,6 +401,7 @@ class Session:
     async def _init(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
         async with self._lifecycle:
             self.overlays.clear()
+            self._enriched.clear()
             self.policy = None
             self.analyzer = None
             self._crashes_in_a_row = 0
@@ -445,11 +454,21 @@ class Session:
             restore = self._open_transient(client, file, content)
         elif degraded and file.rel not in self.overlays:
             restore = self._open_transient(client, file, text)  # pushes come only for open documents
+        assert self.policy is not None
         try:
             if self.pull_diagnostics:
-                report = await self._request(op, "textDocument/diagnostic", {"textDocument": {"uri": uri}})
+                params = {"textDocument": {"uri": uri}}
+                pending = client.send_request("textDocument/diagnostic", params, timeout=op.remaining())
+                enriched = self._enrich(file.rel, text)  # while the analyzer works
+                try:
+                    report = await pending
+                except ResponseError as error:
+                    if not error.retryable:
+                        raise
+                    report = await self._request(op, "textDocument/diagnostic", params)
                 raw = (report or {}).get("items") or []
             else:
+                enriched = self._enrich(file.rel, text)
                 raw = await self._pushed_diagnostics(client, uri, self._versions[file.rel], op)
         finally:
             if restore is not None:
@@ -467,8 +486,6 @@ class Session:
                 "line": start["line"] + 1,
                 "character": self._utf8_column(index, start["line"], start["character"]),
             })
-        assert self.policy is not None
-        enriched = self.policy.enrich(file.rel, text)
         return self._mark({
             "diagnostics": diagnostics,
             "facts": enriched["facts"],
@@ -477,6 +494,16 @@ class Session:
             "advice": enriched["advice"],
             "degraded": degraded,
         })
+
+    def _enrich(self, rel: str, text: str) -> dict[str, list[Any]]:
+        """The policy fields; the last answer per file is kept, as agents re-validate unchanged text."""
+        cached = self._enriched.get(rel)
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        assert self.policy is not None
+        enriched = self.policy.enrich(rel, text)
+        self._enriched[rel] = (text, enriched)
+        return enriched
 
     async def _pushed_diagnostics(self, client: LspClient, uri: str, version: int, op: _Op) -> list[dict[str, Any]]:
         """The push for `version`, then any later push within a settle window: rust-analyzer publishes
@@ -530,11 +557,20 @@ class Session:
         kinds = mapping.COMPLETION_KIND
         entries = []
         for name, item in chosen:
-            unsafe = (domain and mapping.is_panicking_method(name)
-                      and mapping.receiver_is_option_or_result(items, item))
+            unsafe = False
+            if domain and mapping.is_panicking_method(name):
+                unsafe = await self._panics_on_option_or_result(op, items, item)
             entries.append({"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
                             "type_text": item.get("detail") or "", "unsafe": unsafe})
         return self._mark({"entries": entries})
+
+    async def _panics_on_option_or_result(self, op: _Op, items: list[dict[str, Any]], item: dict[str, Any]) -> bool:
+        """The name+receiver heuristic: an Option/Result-only sibling, else std's docs of the entry."""
+        decided = mapping.receiver_is_option_or_result(items, item)
+        if decided or "documentation" in item or "data" not in item:
+            return decided
+        resolved = await self._request(op, "completionItem/resolve", item)
+        return mapping.receiver_is_option_or_result([], resolved or {})
 
     async def _type(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
         file = self._file("type", params)

@@ -1,0 +1,108 @@
+"""Pure translations: hover markdown to text, module paths and seams, completion and diagnostic shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ferrule.lsp.markup import markdown_to_text, split_hover
+from ferrule.lsp.positions import PositionCodec
+from ferrule.lsp.uri import path_to_uri, uri_to_path
+from ferrule.relay import mapping
+
+RA_HOVER = (
+    "\n```rust\nstdcrate\n```\n\n```rust\npub fn word_counts(text: &str) -> HashMap<String, usize>\n```\n\n"
+    "---\n\nCounts each word of `text`, see [`HashMap`](https://doc.rust-lang.org/std/collections/struct.HashMap.html)."
+)
+
+
+def test_hover_display_is_the_signature_and_docs_are_plain_text():
+    display, documentation = split_hover(RA_HOVER)
+    assert display == "pub fn word_counts(text: &str) -> HashMap<String, usize>"
+    assert documentation == "Counts each word of text, see HashMap."
+
+
+def test_hover_shapes():
+    assert mapping.hover_to_type(None) == {"display": "", "documentation": ""}
+    marked = {"contents": [{"language": "rust", "value": "let x: u8"}, "a *small* number"]}
+    assert mapping.hover_to_type(marked) == {"display": "let x: u8", "documentation": "a small number"}
+    plain = {"contents": {"kind": "plaintext", "value": "just text"}}
+    assert mapping.hover_to_type(plain) == {"display": "just text", "documentation": ""}
+
+
+def test_markdown_keeps_code_and_link_text_and_drops_syntax():
+    md = ("# Panics\n\nPanics if the value is a [`None`] with **msg**.\n\n```rust\nlet x: Option<u8> = None;\n"
+          "x.expect(\"*boom*\");\n```\n\n[`None`]: crate::option::Option::None\n")
+    assert markdown_to_text(md) == ("Panics\n\nPanics if the value is a None with msg.\n\n"
+                                    "let x: Option<u8> = None;\nx.expect(\"*boom*\");")
+    assert markdown_to_text("no markup at all ") == "no markup at all"
+
+
+@pytest.mark.parametrize(("rel", "cell"), [
+    ("src/lib.rs", "crate"),
+    ("src/main.rs", "crate"),
+    ("src/shapes/mod.rs", "crate::shapes"),
+    ("src/shapes/circle.rs", "crate::shapes::circle"),
+    ("src/text.rs", "crate::text"),
+    ("src/bin/tool.rs", "crate"),
+    ("tests/finds.rs", None),
+    ("build.rs", None),
+])
+def test_module_path_from_the_place_under_src(rel, cell):
+    assert mapping.module_path(rel) == cell
+
+
+def test_seam_candidates_nearest_first():
+    assert mapping.seam_candidates("src/a/b/c.rs") == [
+        "src/a/b/mod.rs", "src/a/b.rs", "src/a/mod.rs", "src/a.rs", "src/lib.rs", "src/main.rs"]
+    assert mapping.seam_candidates("src/a/mod.rs")[0] == "src/a/mod.rs"
+    assert mapping.seam_candidates("src/lib.rs")[0] == "src/lib.rs"
+
+
+def test_completion_items_from_every_answer_shape():
+    item = {"label": "len()", "filterText": "len", "kind": 2}
+    assert mapping.completion_items(None) == []
+    assert mapping.completion_items([item]) == [item]
+    assert mapping.completion_items({"isIncomplete": True, "items": [item]}) == [item]
+    assert mapping.item_name(item) == "len"
+    assert mapping.item_name({"label": "Vec"}) == "Vec"
+
+
+def test_unwrap_receiver_heuristic():
+    unwrap = {"label": "unwrap", "kind": 2}
+    assert mapping.receiver_is_option_or_result([unwrap, {"label": "is_some", "kind": 2}], unwrap)
+    assert mapping.receiver_is_option_or_result([unwrap, {"label": "map_err", "kind": 2}], unwrap)
+    documented = {**unwrap, "documentation": {"kind": "markdown", "value": "Returns the contained [`Ok`] value"}}
+    assert mapping.receiver_is_option_or_result([documented], documented)
+    assert not mapping.receiver_is_option_or_result([unwrap, {"label": "len", "kind": 2}], unwrap)
+    assert not mapping.receiver_is_option_or_result([unwrap, {"label": "is_some", "kind": 3}], unwrap)
+
+
+def test_flycheck_diagnostics_are_not_overlay_diagnostics():
+    assert mapping.is_overlay_diagnostic({"source": "rust-analyzer"})
+    assert mapping.is_overlay_diagnostic({})
+    assert not mapping.is_overlay_diagnostic({"source": "rustc"})
+    assert not mapping.is_overlay_diagnostic({"source": "clippy"})
+    assert mapping.diagnostic_code({"code": 308}) == "308"
+    assert mapping.diagnostic_code({}) is None
+
+
+def test_position_codec_round_trips_through_the_line():
+    line = '    let wave = "👋🏽"; let 名前 = 1;'
+    utf16 = PositionCodec("utf-16")
+    byte_column = len(line[: line.index("名前")].encode())
+    unit_column = len(line[: line.index("名前")].encode("utf-16-le")) // 2
+    assert utf16.to_server(line, byte_column) == unit_column
+    assert utf16.from_server(line, unit_column) == byte_column
+    identity = PositionCodec("utf-8")
+    assert identity.to_server(line, 7) == 7 and identity.from_server("", 7) == 7
+    with pytest.raises(ValueError):
+        PositionCodec("latin-1")
+
+
+def test_uris_round_trip_with_spaces_and_unicode(tmp_path):
+    path = tmp_path / "a dir" / "名前.rs"
+    uri = path_to_uri(path)
+    assert uri.startswith("file:///") and " " not in uri
+    assert uri_to_path(uri) == path
+    with pytest.raises(ValueError):
+        uri_to_path("https://example.com/x")
