@@ -37,6 +37,7 @@ cdef extern from *:
     #include <stdio.h>
     #ifdef _WIN32
     #  include <io.h>
+    #  include <stdlib.h>
     #  include <windows.h>
     #  define FERRULE_WINDOWS 1
     #else
@@ -54,6 +55,21 @@ cdef extern from *:
     }
 
     #ifdef _WIN32
+    /* The CRT's fd functions call the invalid-parameter handler on a bad fd, and the default handler
+       ends the process; probing a closed fd 2 must return EBADF instead, as CPython's own
+       _Py_BEGIN_SUPPRESS_IPH does (not available to extensions since 3.11). */
+    #ifndef _MSC_VER
+    _CRTIMP _invalid_parameter_handler __cdecl _set_thread_local_invalid_parameter_handler(
+        _invalid_parameter_handler);
+    #endif
+    static void __cdecl ferrule_ignore_iph(const wchar_t *expr, const wchar_t *func, const wchar_t *file,
+                                           unsigned int line, uintptr_t reserved) {
+        (void)expr; (void)func; (void)file; (void)line; (void)reserved;
+    }
+    #define FERRULE_BEGIN_SUPPRESS_IPH { _invalid_parameter_handler ferrule_old_iph = \
+        _set_thread_local_invalid_parameter_handler(ferrule_ignore_iph);
+    #define FERRULE_END_SUPPRESS_IPH _set_thread_local_invalid_parameter_handler(ferrule_old_iph); }
+
     static int ferrule_raise_win32(void) {
         PyErr_SetFromWindowsErr(0);
         return -1;
@@ -66,7 +82,9 @@ cdef extern from *:
         int n_low = 0, dup, err, i;
         HANDLE handle;
         for (;;) {
+            FERRULE_BEGIN_SUPPRESS_IPH
             dup = _dup(fd);
+            FERRULE_END_SUPPRESS_IPH
             if (dup < 0 || dup >= 3) break;
             low[n_low++] = dup;
         }
@@ -88,11 +106,19 @@ cdef extern from *:
     }
 
     static int ferrule_dup2(int src, int dst) {
-        return _dup2(src, dst) < 0 ? ferrule_raise_errno() : 0;
+        int r;
+        FERRULE_BEGIN_SUPPRESS_IPH
+        r = _dup2(src, dst);
+        FERRULE_END_SUPPRESS_IPH
+        return r < 0 ? ferrule_raise_errno() : 0;
     }
 
     static int ferrule_close(int fd) {
-        return _close(fd) < 0 ? ferrule_raise_errno() : 0;
+        int r;
+        FERRULE_BEGIN_SUPPRESS_IPH
+        r = _close(fd);
+        FERRULE_END_SUPPRESS_IPH
+        return r < 0 ? ferrule_raise_errno() : 0;
     }
 
     static long long ferrule_size(int fd) {
