@@ -42,7 +42,7 @@ bench-quick: build
 wheel: $(STAMP)
 	rm -rf dist wheelhouse
 	$(BIN)/python -m build --outdir dist .
-	$(BIN)/auditwheel repair --wheel-dir wheelhouse dist/*.whl
+	PATH=$(BIN):$$PATH $(BIN)/auditwheel repair --wheel-dir wheelhouse dist/*.whl
 
 # The suite against the installed wheel, in a fresh venv outside the source tree, extensions required.
 test-wheel: wheel
