@@ -113,6 +113,7 @@ class ServeProcess:
             cmd += ["--rust-analyzer", analyzer]
         cmd += extra_args or []
         self.stderr_file = tempfile.TemporaryFile()
+        self._stderr_text = ""
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.stderr_file, env=env, cwd=root, bufsize=0)
         self.answers: queue.Queue[bytes | None] = queue.Queue()
@@ -157,13 +158,23 @@ class ServeProcess:
         return self.proc.wait(timeout)
 
     def stderr(self) -> str:
+        if self.stderr_file.closed:
+            return self._stderr_text
         self.stderr_file.seek(0)
-        return self.stderr_file.read().decode("utf-8", "replace")
+        self._stderr_text = self.stderr_file.read().decode("utf-8", "replace")
+        return self._stderr_text
 
     def kill(self) -> None:
+        """Stop the process if it still runs, and release its pipes."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        self._reader.join(5)
+        self.stderr()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None and not stream.closed:
+                stream.close()
+        self.stderr_file.close()
 
 
 def run_steps(serve: ServeProcess, steps: list[Step], root: str) -> list[Step]:
@@ -173,6 +184,15 @@ def run_steps(serve: ServeProcess, steps: list[Step], root: str) -> list[Step]:
         answers = serve.ask(*step.sends)
         seen.append(Step(step.sends, order_like_sends(step.sends, normalise(answers, root))))
     return seen
+
+
+def run_cli(args: list[str], cwd: Path, analyzer: str | None, timeout: float = 120.0,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """A one-shot `ferrule` command as a person runs it (progress goes to stderr, not a terminal)."""
+    cmd = [sys.executable, "-m", "ferrule", *args]
+    if analyzer:
+        cmd += ["--rust-analyzer", analyzer]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def fake_analyzer_wrapper(directory: Path, transcript: Path) -> str:

@@ -92,3 +92,17 @@ SCENARIOS: dict[str, list[list[bytes]]] = {
         [f(3, "shutdown"), f(4, "type", file=IDS, position=at(8, 8))],
     ],
 }
+
+
+# One-shot commands as a person types them: (working directory inside the crate, arguments).
+CLI_RUNS: list[tuple[str, list[str]]] = [
+    (".", ["type", LIB, "17", "9"]),
+    ("src", ["type", "lib.rs", "22", "9"]),  # from a subdirectory: the root is found upward; non-ASCII
+    (".", ["type", LIB, "17", "9", "--json"]),
+    (".", ["complete", LIB, "11", "11", "--max", "3"]),
+    (".", ["validate", LIB]),
+    (".", ["validate", "src/broken.rs"]),
+    (".", ["validate", "src/broken.rs", "--json"]),
+    (".", ["scope", IDS]),
+    (".", ["scope", LIB, "11", "10"]),
+]

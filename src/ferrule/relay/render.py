@@ -116,7 +116,8 @@ def scope(value: dict[str, Any]) -> str:
     symbols = value.get("symbols") or []
     out.append(f"{len(symbols)} symbol{'s' if len(symbols) != 1 else ''} in scope:")
     text = "\n".join(out) + "\n"
-    rows = [["  " + s.get("name", ""), s.get("kind", "") or "", s.get("type_text") or ""] for s in symbols]
+    ordered = sorted(symbols, key=lambda s: (s.get("kind") or "", s.get("name") or ""))
+    rows = [["  " + s.get("name", ""), s.get("kind", "") or "", s.get("type_text") or ""] for s in ordered]
     return text + _table(rows)
 
 

@@ -204,9 +204,9 @@ async def _open_intake(
                 if not data:
                     break
                 loop.call_soon_threadsafe(on_data, data)
-        except (OSError, ValueError):
+            loop.call_soon_threadsafe(on_eof)
+        except (OSError, ValueError, RuntimeError):  # input closed, or the loop ended (after shutdown)
             pass
-        loop.call_soon_threadsafe(on_eof)
 
     threading.Thread(target=pump, name="ferrule-serve-stdin", daemon=True).start()
     return None

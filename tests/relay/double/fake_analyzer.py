@@ -57,6 +57,10 @@ def position_key(params) -> tuple:
     return (document.get("uri"), json.dumps(params.get("position"), sort_keys=True))
 
 
+def _key(params) -> str:
+    return json.dumps(params, sort_keys=True)
+
+
 class Transcript:
     """The recorded session: client messages (with method) in order, each with what followed it."""
 
@@ -64,8 +68,11 @@ class Transcript:
         self.version = "rust-analyzer (replayed)"
         self.client: list[dict] = []  # recorded client messages with a method, in order
         self.after: list[list[dict]] = []  # server messages that followed each of them
-        self.responses: dict = {}  # recorded request id -> recorded response
-        head: list[dict] = []
+        # (analyzer process, recorded request id) -> recorded response; a transcript may hold several
+        # processes one after another (a re-init, a respawn, one-shot runs), each numbering from 1
+        self.responses: dict[tuple[int, object], dict] = {}
+        self.process: list[int] = []  # the process each client message belongs to
+        process = -1
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue
@@ -74,37 +81,41 @@ class Transcript:
                 self.version = entry["version"]
             elif "c" in entry:
                 message = entry["c"]
+                if message.get("method") == "initialize":
+                    process += 1
                 if "method" in message:
                     self.client.append(message)
                     self.after.append([])
-            elif "s" in entry:
+                    self.process.append(process)
+            elif "s" in entry and self.client:
                 message = entry["s"]
                 if "method" not in message and "id" in message:
-                    self.responses[message["id"]] = message
-                    if self.client:  # keep its place among the notifications around it
-                        self.after[-1].append({"__response_to__": message["id"]})
-                elif self.after:
-                    self.after[-1].append(message)
+                    self.responses[(process, message["id"])] = message
+                    # keep its place among the notifications around it
+                    self.after[-1].append({"__response_to__": message["id"]})
                 else:
-                    head.append(message)
-        self.head = head
+                    self.after[-1].append(message)
         self.used = [False] * len(self.client)
         self.cursor = -1
+        self.by_method: dict[str, list[int]] = {}
+        for i, m in enumerate(self.client):
+            self.by_method.setdefault(m["method"], []).append(i)
+        self.keys = [_key(normalise(m.get("params"), None)) for m in self.client]
+        self.places = [position_key(m.get("params")) for m in self.client]
 
     def match(self, message: dict, root: str | None) -> int | None:
         method = message["method"]
         params = normalise(message.get("params"), root)
-        exact = [i for i, m in enumerate(self.client)
-                 if m["method"] == method and normalise(m.get("params"), None) == params]
-        candidates = exact
+        same_method = self.by_method.get(method, [])
+        key = _key(params)
+        candidates = [i for i in same_method if self.keys[i] == key]
         if not candidates and "id" in message:  # same question about the same place, other details
-            key = position_key(params)
-            candidates = [i for i, m in enumerate(self.client) if m["method"] == method and "id" in m
-                          and key and position_key(m.get("params")) == key]
+            place = position_key(params)
+            candidates = [i for i in same_method if "id" in self.client[i] and place and self.places[i] == place]
         if not candidates and "id" not in message:
-            candidates = [i for i, m in enumerate(self.client) if m["method"] == method and "id" not in m]
+            candidates = [i for i in same_method if "id" not in self.client[i]]
         if not candidates and method in ("initialize", "shutdown"):
-            candidates = [i for i, m in enumerate(self.client) if m["method"] == method]
+            candidates = same_method
         if not candidates:
             return None
         for pick in ([i for i in candidates if i > self.cursor and not self.used[i]],
@@ -155,17 +166,18 @@ class Replayer:
         for event in self.transcript.after[index]:
             if "__response_to__" in event:
                 if event["__response_to__"] == recorded.get("id") and "id" in message:
-                    self.respond(message, recorded)
+                    self.respond(message, index)
                     answered = True
                 continue
             self.send(event)
         if "id" in message and not answered:
-            self.respond(message, recorded)
+            self.respond(message, index)
         self.out.flush()
         return True
 
-    def respond(self, message: dict, recorded: dict) -> None:
-        response = dict(self.transcript.responses.get(recorded.get("id"), {"result": None}))
+    def respond(self, message: dict, index: int) -> None:
+        key = (self.transcript.process[index], self.transcript.client[index].get("id"))
+        response = dict(self.transcript.responses.get(key, {"result": None}))
         response["id"] = message["id"]
         response.setdefault("jsonrpc", "2.0")
         self.send(response)

@@ -9,6 +9,9 @@ run `ferrule serve` on it with --rust-analyzer pointing at this script in proxy 
 real analyzer and logs every LSP message both ways), play the scenario's batches, then write
   tests/relay/goldens/<scenario>.ndjson          the outer frames, normalised (the golden)
   tests/relay/double/transcripts/<scenario>.ndjson  the inner LSP hop, root as $ROOT (for the double)
+and the one-shot commands of relay_scenarios.CLI_RUNS the same way, into
+  tests/relay/goldens/cli.ndjson                 {args, cwd, exit, stdout} of each run
+  tests/relay/double/transcripts/cli.ndjson      every run's inner hop, one after another
 Run it again after a deliberate change to the relay's answers or the fixture, and review the diff.
 
 Proxy mode (what the relay starts as its analyzer):
@@ -160,17 +163,42 @@ def record_scenario(name: str, batches: list[list[bytes]], analyzer: str) -> Non
           f"{sum(1 for _ in transcript.open())} inner messages")
 
 
+def record_cli(runs: list[tuple[str, list[str]]], analyzer: str) -> None:
+    import relay_golden as golden
+    from relay_scenarios import FIXTURE
+
+    transcript = HERE / "transcripts" / "cli.ndjson"
+    transcript.unlink(missing_ok=True)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="ferrule-record-") as tmp:
+        root = golden.copy_fixture(FIXTURE, Path(tmp) / "crate")
+        wrapper = Path(tmp) / "recording-rust-analyzer"
+        wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).resolve()}" proxy '
+                           f'--out "{transcript}" --analyzer "{analyzer}" "$@"\n')
+        wrapper.chmod(0o755)
+        for cwd, args in runs:
+            done = golden.run_cli(args, root / cwd, str(wrapper))
+            results.append({"cwd": cwd, "args": args, "exit": done.returncode,
+                            "stdout": done.stdout.replace(str(root), golden.ROOT_MARK)})
+            print(f"cli {' '.join(args)}: exit {done.returncode}")
+    (HERE.parent / "goldens" / "cli.ndjson").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["proxy"]:
         return proxy(argv[1:])
-    from relay_scenarios import SCENARIOS
+    from relay_scenarios import CLI_RUNS, SCENARIOS
 
     analyzer = os.environ.get("RUST_ANALYZER")
     if not analyzer:
         raise SystemExit("set RUST_ANALYZER (. /opt/rust-offline/env.sh) to the real rust-analyzer first")
-    names = argv or list(SCENARIOS)
+    names = argv or [*SCENARIOS, "cli"]
     for name in names:
-        record_scenario(name, SCENARIOS[name], analyzer)
+        if name == "cli":
+            record_cli(CLI_RUNS, analyzer)
+        else:
+            record_scenario(name, SCENARIOS[name], analyzer)
     return 0
 
 

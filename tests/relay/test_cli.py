@@ -1,0 +1,123 @@
+"""The one-shot commands a person runs: `ferrule type|complete|validate|scope`, as real processes.
+
+Over the analyzer double, every recorded run (goldens/cli.ndjson, recorded live by double/record.py)
+must print exactly what it printed then and exit the same; the `live` tests run them against the real
+rust-analyzer. Usage and environment errors need no analyzer and run here too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+import relay_golden as golden
+from relay_scenarios import FIXTURE
+
+HERE = Path(__file__).resolve().parent
+RUNS = [json.loads(line) for line in (HERE / "goldens" / "cli.ndjson").read_text(encoding="utf-8").splitlines()]
+# each run starts its own analyzer (seconds): live, one run per command, the failing validate among them
+LIVE_RUNS = [r for r in RUNS if "--json" not in r["args"] and r["cwd"] == "." and r["args"][:2] in (
+    ["type", "src/lib.rs"], ["complete", "src/lib.rs"], ["validate", "src/broken.rs"], ["scope", "src/lib.rs"])]
+
+
+def run_id(run: dict) -> str:
+    return " ".join(run["args"]) + (f" (in {run['cwd']})" if run["cwd"] != "." else "")
+
+
+@pytest.fixture(scope="module")
+def crate(tmp_path_factory) -> Path:
+    return golden.copy_fixture(FIXTURE, tmp_path_factory.mktemp("cli") / "crate")
+
+
+@pytest.fixture(scope="module")
+def double(tmp_path_factory) -> str:
+    return golden.fake_analyzer_wrapper(tmp_path_factory.mktemp("double"),
+                                        HERE / "double" / "transcripts" / "cli.ndjson")
+
+
+def check(run: dict, crate: Path, analyzer: str) -> str:
+    done = golden.run_cli(run["args"], crate / run["cwd"], analyzer)
+    assert (done.returncode, done.stdout.replace(str(crate), golden.ROOT_MARK)) == (run["exit"], run["stdout"]), \
+        done.stderr
+    return done.stderr
+
+
+@pytest.mark.parametrize("run", RUNS, ids=run_id)
+def test_cli_over_the_double(run, crate, double):
+    stderr = check(run, crate, double)
+    assert "rust-analyzer: " in stderr  # the indexing progress the analyzer reported, shown while waiting
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("run", LIVE_RUNS, ids=run_id)
+def test_cli_live(run, crate, rust_analyzer):
+    stderr = check(run, crate, rust_analyzer)
+    assert "rust-analyzer: " in stderr and "Indexing" in stderr
+
+
+def test_the_recorded_runs_say_what_a_person_needs(crate):
+    by_args = {" ".join(r["args"]): r for r in RUNS}
+    assert by_args["type src/lib.rs 17 9"]["stdout"] == "let word: Option<&str>\n"
+    assert by_args["type lib.rs 22 9"]["stdout"] == "let café: &str\n"
+    assert orjson.loads(by_args["type src/lib.rs 17 9 --json"]["stdout"]) == {
+        "display": "let word: Option<&str>", "documentation": ""}
+    broken = by_args["validate src/broken.rs"]
+    assert broken["exit"] == 1 and "src/broken.rs:4:5: error[E0308]" in broken["stdout"]
+    assert by_args["validate src/lib.rs"]["exit"] == 0
+    scope = by_args["scope src/ids.rs"]["stdout"]
+    assert "module:    crate::ids" in scope and "OrderId" in scope
+
+
+def test_json_errors_and_the_recipe(crate, tmp_path):
+    done = golden.run_cli(["type", "src/lib.rs", "1", "1", "--json"], crate, str(tmp_path / "no-analyzer"))
+    assert done.returncode == 3
+    error = orjson.loads(done.stdout)["error"]
+    assert error["kind"] == "rust-analyzer-missing" and "rustup component add rust-analyzer" in error["recipe"]
+    assert "to fix: " in done.stderr and "rustup component add rust-analyzer" in done.stderr
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["type", "src/lib.rs", "17"], "COL"),
+    (["type", "src/lib.rs", "x", "1"], "positive integer"),
+    (["type", "src/lib.rs", "0", "1"], "1-based"),
+    (["complete", "src/lib.rs", "1", "1", "--max", "-2"], "positive integer"),
+    (["type", "src/nope.rs", "1", "1"], "no such file"),
+    (["type", "src/lib.rs", "999", "1"], "past the end"),
+    (["scope", "src/lib.rs", "3"], "both LINE and COL"),
+    (["validate", "src/lib.rs", "--root", "nowhere"], "not a directory"),
+])
+def test_usage_errors_exit_2(crate, args, needle):
+    done = golden.run_cli(args, crate, None)
+    assert done.returncode == 2, done.stderr
+    assert needle in done.stderr
+    assert done.stdout == ""
+
+
+def test_a_file_outside_the_given_root_exits_2(crate):
+    done = golden.run_cli(["validate", "Cargo.toml", "--root", "src"], crate, None)
+    assert done.returncode == 2 and "outside the project root" in done.stderr
+
+
+def test_no_cargo_project_exits_3_with_the_recipe(tmp_path):
+    (tmp_path / "loose.rs").write_text("fn main() {}\n")
+    done = golden.run_cli(["validate", "loose.rs"], tmp_path, None)
+    assert done.returncode == 3
+    assert "workspace-unloadable" in done.stderr and "no Cargo.toml" in done.stderr
+    assert "to fix: " in done.stderr and "--root" in done.stderr
+
+
+def test_a_missing_analyzer_exits_3_with_the_recipe(crate, tmp_path):
+    done = golden.run_cli(["type", "src/lib.rs", "1", "1"], crate, str(tmp_path / "no-analyzer"))
+    assert done.returncode == 3
+    assert "rust-analyzer-missing" in done.stderr and "rustup component add rust-analyzer" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["type", "complete", "validate", "scope", "serve"])
+def test_help_explains_the_command(command):
+    done = golden.run_cli([command, "--help"], Path.cwd(), None)
+    assert done.returncode == 0
+    assert "--rust-analyzer" in done.stdout and "--root" in done.stdout
+    if command != "serve":
+        assert "exit codes" in done.stdout and "--json" in done.stdout
