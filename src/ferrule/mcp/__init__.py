@@ -27,10 +27,11 @@ from .errors import (
     UnsupportedProtocolVersion,
 )
 from .function import FunctionTool, tool
+from .output import ToolOutput
 from .progress import progress
 from .schema import SchemaError
 from .server import Server
-from .tools import Tool, ToolOutput, ToolSet
+from .tools import Tool, ToolSet
 from .transport import ReplayTransport, StdioTransport, Transport
 
 __all__ = [

@@ -17,26 +17,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from orjson import dumps
-
+from .output import ToolOutput, as_output
 from .schema import function_schema, split_docstring
-from .tools import ToolOutput
 
 __all__ = ["FunctionTool", "as_output", "tool"]
-
-
-def as_output(value: Any) -> ToolOutput:
-    """A tool function's return value as a ToolOutput."""
-    if type(value) is str:
-        return ToolOutput(value)
-    if isinstance(value, ToolOutput):
-        return value
-    if value is None:
-        return ToolOutput("")
-    if isinstance(value, str):
-        return ToolOutput(str(value))
-    report = dumps(value).decode()  # TypeError for a value that is not JSON
-    return ToolOutput(report, structured=value if type(value) is dict else None)
 
 
 class FunctionTool:
@@ -62,6 +46,10 @@ class FunctionTool:
         return self._descriptor
 
     def run(self, args: dict[str, Any]) -> ToolOutput:
+        return as_output(self.invoke(args))
+
+    def invoke(self, args: dict[str, Any]) -> Any:
+        """The function's own return value (the server turns it into a result without a ToolOutput)."""
         for name in self._int_params:
             value = args.get(name)
             if type(value) is float:  # 3.0 is an integer in JSON; the function was promised an int
@@ -69,8 +57,8 @@ class FunctionTool:
         if self._is_async:
             import asyncio
 
-            return as_output(asyncio.run(self.fn(**args)))
-        return as_output(self.fn(**args))
+            return asyncio.run(self.fn(**args))
+        return self.fn(**args)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)

@@ -17,12 +17,11 @@ Methods and eras are described in `eras.py`; the wire rules in `wire.py`.
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable, Iterable
 from time import perf_counter
 from typing import Any
 
-from orjson import JSONDecodeError, loads
+from orjson import JSONDecodeError, dumps, loads
 
 from .eras import (
     MODERN_REVISIONS,
@@ -45,9 +44,9 @@ from .errors import (
     ParseError,
     ProtocolError,
 )
-from .function import as_output
+from .output import ToolOutput, as_output
 from .progress import ProgressReporter, activate
-from .tools import ToolOutput, ToolSet, _Entry
+from .tools import ToolSet, _Entry
 from .transport import DEFAULT_MAX_LINE, StdioTransport
 from .wire import REQUEST, classify, decode, decode_exact, encode, error_line, raw_result_line, result_line
 
@@ -86,6 +85,7 @@ class Server:
         self.revision = NEWEST_HANDSHAKE  # the handshake era's revision until `initialize` says otherwise
         self._info = {"name": name, "version": version}
         self._stamp = {SERVER_INFO_KEY: self._info}
+        self._tool_entry = self.tools._entries.get
         self._lists: tuple[int, bytes, bytes] | None = None
         self._discover = self._discover_result()
         self._pending: list[bytes] = []
@@ -133,7 +133,7 @@ class Server:
                     return
                 self._pending = []
                 if len(batch) == 1:
-                    self._handle(batch[0], 0, None)
+                    self._handle(*_decode(batch[0], self.max_line), 0, None)
                 else:
                     self._handle_batch(batch)
                 if self._pending and not self._dead:
@@ -151,9 +151,13 @@ class Server:
 
     def _handle_batch(self, batch: list[Any]) -> None:
         """Decode the whole read first, so a cancellation can reach a request queued before it."""
-        items = [_decode(line, self.max_line) for line in batch]
+        max_line = self.max_line
+        items = []
         cancels: dict[Any, int] | None = None
-        for index, (msg, _) in enumerate(items):
+        for index, line in enumerate(batch):
+            item = _decode(line, max_line)
+            items.append(item)
+            msg = item[0]
             if type(msg) is dict and msg.get("method") == "notifications/cancelled" and msg.get("id") is None:
                 params = msg.get("params")
                 target = params.get("requestId") if type(params) is dict else None
@@ -161,26 +165,34 @@ class Server:
                     if cancels is None:
                         cancels = {}
                     cancels[target] = index
-        for index, item in enumerate(items):
+        for index, (msg, line) in enumerate(items):
             if self._dead:
                 return
-            self._handle(item, index, cancels)
+            self._handle(msg, line, index, cancels)
 
-    def _handle(self, item: Any, index: int, cancels: dict[Any, int] | None) -> None:
-        """Answer one line (or drop it, for notifications and responses)."""
-        msg, line = item if type(item) is tuple else _decode(item, self.max_line)
+    def _handle(self, msg: Any, line: bytes, index: int, cancels: dict[Any, int] | None) -> None:
+        """Answer one decoded line (or drop it, for notifications and responses)."""
         msg_id = None
         try:
-            if isinstance(msg, ProtocolError):
-                raise msg
-            if type(msg) is dict and type(msg.get("id")) is float:
-                msg = decode_exact(line)  # an integer id beyond 64 bits: read it exactly
-            kind, msg_id, method, params = classify(msg)
-            if kind != REQUEST:
-                return  # notifications are absorbed, responses to requests we never sent dropped
+            # A well-formed request passes this one test; anything else takes classify()'s rules.
+            if not (
+                type(msg) is dict
+                and (type(msg_id := msg.get("id")) is int or type(msg_id) is str)
+                and type(method := msg.get("method")) is str
+                and ((params := msg.get("params")) is None or type(params) is dict)
+                and msg.get("jsonrpc") == "2.0"
+            ):
+                msg_id = None
+                if isinstance(msg, ProtocolError):
+                    raise msg
+                if type(msg) is dict and type(msg.get("id")) is float:
+                    msg = decode_exact(line)  # an integer id beyond 64 bits: read it exactly
+                kind, msg_id, method, params = classify(msg)
+                if kind != REQUEST:
+                    return  # notifications are absorbed, responses to requests we never sent dropped
             if cancels is not None and cancels.get(msg_id, -1) > index and method != "initialize":
                 return  # cancelled while still queued: not run, not answered
-            if is_stateless(method, params):
+            if params is not None and is_stateless(method, params):
                 check_envelope(params)
                 handler = self._stateless.get(method)
                 if handler is None:
@@ -188,16 +200,19 @@ class Server:
                 answer = handler(msg_id, params)
                 self._pending.append(answer)  # after the handler: a flush inside it swaps the list
                 return
-            handler = self._handshake.get(method)
-            if handler is None:
-                raise MethodNotFound(repr(method), data=method)
-            answer = handler(msg_id, params)
+            if method == "tools/call":  # the hot path, without the table
+                answer = self._call(msg_id, params, self.revision, False)
+            else:
+                handler = self._handshake.get(method)
+                if handler is None:
+                    raise MethodNotFound(repr(method), data=method)
+                answer = handler(msg_id, params)
             self._pending.append(answer)
         except ProtocolError as exc:
             msg_id = getattr(exc, "id", msg_id)  # classify() names the id of a request it refused
             self._pending.append(error_line(msg_id, exc.to_error()))
         except Exception as exc:  # a fault of ours answers -32603; the loop goes on
-            traceback.print_exc(file=sys.stderr)
+            _log_exception(exc)
             if msg_id is not None:
                 self._pending.append(error_line(msg_id, InternalError(repr(exc)).to_error()))
 
@@ -264,10 +279,9 @@ class Server:
     # -- tools/call -------------------------------------------------------------------------------
 
     def _call(self, msg_id: Any, params: Any, revision: str, stateless: bool) -> bytes:
-        if params is None or type(params.get("name")) is not str:
+        if params is None or type(name := params.get("name")) is not str:
             raise InvalidParams("tools/call needs params.name (a string)")
-        name = params["name"]
-        entry = self.tools.entry(name)
+        entry = self._tool_entry(name)
         if entry is None:
             raise MethodNotFound(f"no tool named {name!r}; tools/list names the tools", data=name)
         args = params.get("arguments")
@@ -277,16 +291,20 @@ class Server:
             raise InvalidParams("tools/call params.arguments must be an object")
         reason = entry.check(args)
         if reason is None:
-            output = self._run(entry, name, args, params.get("_meta"), revision)
+            report, is_error, structured = self._run(entry, name, args, params.get("_meta"), revision)
         else:
-            output = ToolOutput(f"invalid arguments for tool {name!r}: {reason}", True)
-        result: dict[str, Any] = {"content": [{"type": "text", "text": output.report}], "isError": output.is_error}
-        if output.structured is not None and has_structured_content(revision):
-            result["structuredContent"] = output.structured
+            report, is_error, structured = f"invalid arguments for tool {name!r}: {reason}", True, None
+        result: dict[str, Any] = {"content": [{"type": "text", "text": report}], "isError": is_error}
+        if structured is not None and has_structured_content(revision):
+            result["structuredContent"] = structured
         if stateless:
             result["resultType"] = "complete"
             result["_meta"] = self._stamp
         try:
+            return dumps({"jsonrpc": "2.0", "id": msg_id, "result": result})
+        except TypeError:
+            pass
+        try:  # an id beyond 64 bits, or a lone surrogate in the report
             return result_line(msg_id, result)
         except TypeError as exc:
             result.pop("structuredContent", None)
@@ -294,9 +312,10 @@ class Server:
             result["isError"] = True
             return result_line(msg_id, result)
 
-    def _run(self, entry: _Entry, name: str, args: dict[str, Any], meta: Any, revision: str) -> ToolOutput:
+    def _run(self, entry: _Entry, name: str, args: dict[str, Any], meta: Any, revision: str) -> tuple[str, bool, Any]:
+        """Run a tool inside the capture guard: (report with the captured stderr, is_error, structured)."""
         reporter = None
-        if type(meta) is dict:
+        if meta is not None and type(meta) is dict:
             token = meta.get("progressToken")
             if type(token) is str or type(token) is int:
                 reporter = ProgressReporter(token, self._send_progress, has_progress_message(revision))
@@ -313,7 +332,7 @@ class Server:
                     else:
                         with self._stdin_guard():
                             output = entry.run(args)
-                    if type(output) is not ToolOutput:
+                    if type(output) is not str and type(output) is not ToolOutput:
                         output = as_output(output)
                 except (Exception, SystemExit) as exc:
                     failure = exc
@@ -324,19 +343,28 @@ class Server:
                 activate(None)
         entry.quick = perf_counter() - started < _QUICK_SECONDS
         if failure is not None:
-            traceback.print_exception(type(failure), failure, failure.__traceback__, file=sys.stderr)
+            _log_exception(failure)
+        if type(output) is str:
+            report, is_error, structured = output, False, None
+        else:
+            report, is_error, structured = output.report, output.is_error, output.structured
         text = captured.text
         if text:
-            report = output.report
-            joined = f"{report}\n\n--- stderr ---\n{text}" if report else f"--- stderr ---\n{text}"
-            output = ToolOutput(joined, output.is_error, output.structured)
-        return output
+            report = f"{report}\n\n--- stderr ---\n{text}" if report else f"--- stderr ---\n{text}"
+        return report, is_error, structured
 
     def _send_progress(self, params: dict[str, Any]) -> None:
         if self._dead:
             return
         self._pending.append(encode({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}))
         self._flush()
+
+
+def _log_exception(exc: BaseException) -> None:
+    """The traceback goes to the host's log (stderr), the exception's text into the report."""
+    import traceback  # only on failure: it costs start-up time
+
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
 
 
 def _failure_text(name: str, exc: BaseException) -> str:
@@ -354,14 +382,15 @@ def _check_cursor(params: Any) -> None:
 
 def _decode(line: Any, max_line: int) -> tuple[Any, bytes]:
     """(decoded message or the ProtocolError to answer, the raw line)."""
-    if type(line) is not bytes:
+    if type(line) is bytes and len(line) <= max_line:
+        try:
+            return loads(line), line
+        except JSONDecodeError:
+            pass
+    elif type(line) is not bytes:
         return (line if isinstance(line, ProtocolError) else InvalidRequest("unreadable line")), b""
-    if len(line) > max_line:
+    else:
         return LineTooLong(max_line), b""
-    try:
-        return loads(line), line
-    except JSONDecodeError:
-        pass
     try:
         return decode(line), line
     except ParseError as exc:

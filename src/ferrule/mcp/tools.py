@@ -9,23 +9,14 @@ into the argument check the server runs before every call.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import InvalidTool
+from .function import FunctionTool
+from .output import ToolOutput
 from .validate import Check, compile_arguments
 
-__all__ = ["Tool", "ToolOutput", "ToolSet"]
-
-
-@dataclass(slots=True)
-class ToolOutput:
-    """What a tool run returns: a report for the agent to read, whether it is a failure, and
-    optionally a structured value (sent as `structuredContent` to clients whose revision has it)."""
-
-    report: str
-    is_error: bool = False
-    structured: dict[str, Any] | None = None
+__all__ = ["Tool", "ToolOutput", "ToolSet"]  # ToolOutput re-exported for tools written against this module
 
 
 @runtime_checkable
@@ -44,7 +35,8 @@ class _Entry:
         self.tool = tool
         self.descriptor = descriptor
         self.check = check
-        self.run = tool.run
+        # A function tool hands back its function's own value; the server converts it (as_output).
+        self.run = tool.invoke if isinstance(tool, FunctionTool) else tool.run
         # Whether its last run was fast: answers queued ahead of a fast tool wait for the batch write.
         self.quick = False
 
@@ -82,8 +74,6 @@ class ToolSet:
         if not (callable(getattr(tool, "descriptor", None)) and callable(getattr(tool, "run", None))):
             if not callable(tool):
                 raise InvalidTool(f"{tool!r} is neither a Tool (descriptor() and run()) nor a function")
-            from .function import FunctionTool
-
             tool = FunctionTool(tool)
         descriptor = _checked_descriptor(tool)
         self._entries[descriptor["name"]] = _Entry(tool, descriptor, compile_arguments(descriptor["inputSchema"]))
@@ -92,8 +82,6 @@ class ToolSet:
 
     def tool(self, fn: Callable[..., Any] | None = None, **options: Any) -> Any:
         """Decorator: `@tools.tool` registers a typed function (options as for `@tool`)."""
-        from .function import FunctionTool
-
         def register(f: Callable[..., Any]) -> Any:
             return self.add(FunctionTool(f, **options))
 

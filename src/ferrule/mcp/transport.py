@@ -10,6 +10,7 @@ back a `LineTooLong` in place of a line that broke the bound; the server answers
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
@@ -20,7 +21,9 @@ from .errors import ChannelClosed, LineTooLong
 __all__ = ["DEFAULT_MAX_LINE", "ReplayTransport", "StdioTransport", "Transport"]
 
 DEFAULT_MAX_LINE = 64 * 1024 * 1024
-_READ_SIZE = 1 << 20
+# A pipe holds 64 KiB, so a larger read rarely brings more; and a read buffer above malloc's mmap
+# threshold (128 KiB) would cost an mmap, mremap and munmap on every read.
+_READ_SIZE = 1 << 16
 
 
 @runtime_checkable
@@ -138,7 +141,7 @@ class ReplayTransport:
     """
 
     def __init__(self, script: Iterable[Any], *, close_after: int | None = None) -> None:
-        self._batches = [list(map(_as_line, item)) if type(item) is tuple else [_as_line(item)] for item in script]
+        self._batches = deque(list(map(_as_line, item)) if type(item) is tuple else [_as_line(item)] for item in script)
         self._queue: list[Any] = []
         self.output: list[bytes] = []
         self.writes = 0  # write calls: a batched write counts once
@@ -148,13 +151,13 @@ class ReplayTransport:
         if self._queue:
             batch, self._queue = self._queue, []
             return batch
-        return self._batches.pop(0) if self._batches else None
+        return self._batches.popleft() if self._batches else None
 
     def read_line(self) -> bytes | None:
         while not self._queue:
             if not self._batches:
                 return None
-            self._queue = self._batches.pop(0)
+            self._queue = self._batches.popleft()
         line = self._queue.pop(0)
         if isinstance(line, LineTooLong):
             raise line

@@ -80,7 +80,9 @@ class _Compiler:
         checks: list[Check] = []
         if "$ref" in schema:
             checks.append(self._ref(schema["$ref"]))
-        if "type" in schema:
+        is_object = "properties" in schema or "required" in schema or "additionalProperties" in schema
+        # {"type": "object", "properties": ...}: one check tests both (the common root of a tool schema)
+        if "type" in schema and not (is_object and schema["type"] == "object"):
             checks.append(_type_check(schema["type"]))
         if "enum" in schema:
             checks.append(_enum_check(schema["enum"]))
@@ -88,8 +90,8 @@ class _Compiler:
             const = schema["const"]
             checks.append(lambda v: None if _json_equal(v, const) else f"must be {const!r}")
         checks += _bounds(schema)
-        if "properties" in schema or "required" in schema or "additionalProperties" in schema:
-            checks.append(self._object(schema))
+        if is_object:
+            checks.append(self._object(schema, schema.get("type") == "object"))
         if "items" in schema and type(schema["items"]) is dict:
             checks.append(self._items(self.compile(schema["items"])))
         for keyword in ("anyOf", "oneOf"):
@@ -123,20 +125,25 @@ class _Compiler:
         refs = self.refs
         return lambda v: refs[ref](v)
 
-    def _object(self, schema: dict[str, Any]) -> Check:
+    def _object(self, schema: dict[str, Any], must_be_object: bool) -> Check:
         props = schema.get("properties") if type(schema.get("properties")) is dict else {}
         checks = {name: self.compile(sub) for name, sub in props.items()}
         required = [r for r in schema.get("required", ()) if type(r) is str]
         extra = schema.get("additionalProperties", True)
         extra_check = None if extra is False else self.compile(extra)
+        # Properties that only constrain the type are settled by one `type(item) in kinds` test.
+        plain = {name: kinds for name, sub in props.items() if (kinds := _plain_kinds(sub)) is not None}
 
         def check_object(value: Any) -> str | None:
             if type(value) is not dict:
-                return None  # the `type` keyword, when present, reports this
+                return f"expected object, got {json_type(value)}" if must_be_object else None
             for name in required:
                 if name not in value:
                     return f"missing required argument {name!r}"
             for name, item in value.items():
+                kinds = plain.get(name)
+                if kinds is not None and type(item) in kinds:
+                    continue
                 check = checks.get(name, extra_check)
                 if check is None:
                     return f"unexpected argument {name!r}"
@@ -197,6 +204,25 @@ def _name(name: str, reason: str) -> str:
         head, _, key = reason.partition("'")
         return f"argument '{name}': {head}'{key}"
     return f"argument '{name}': {reason}"
+
+
+_KINDS: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "object": (dict,),
+    "array": (list,), "null": (type(None),),
+}
+_ANNOTATIONS = {"type", "description", "title", "default", "examples", "deprecated"}
+
+
+def _plain_kinds(schema: Any) -> tuple[type, ...] | None:
+    """The Python types a schema accepts when it says nothing but its type, else None.
+
+    Falls through to the full check for what the types miss (3.0 is an integer in JSON)."""
+    if type(schema) is not dict or "type" not in schema or not schema.keys() <= _ANNOTATIONS:
+        return None
+    names = [schema["type"]] if type(schema["type"]) is str else schema["type"]
+    if type(names) is not list or not all(type(n) is str and n in _KINDS for n in names):
+        return None
+    return tuple(kind for n in names for kind in _KINDS[n])
 
 
 def _type_check(expected: Any) -> Check:
