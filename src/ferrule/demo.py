@@ -33,8 +33,11 @@ class Step:
 
 
 def default_crate() -> Path:
-    """examples/demo-crate of the source tree this module was loaded from."""
-    return Path(__file__).resolve().parents[2] / "examples" / "demo-crate"
+    """examples/demo-crate of the source tree this module was loaded from, else of the current folder
+    (an installed ferrule run from a checkout)."""
+    source = Path(__file__).resolve().parents[2] / "examples" / "demo-crate"
+    here = Path.cwd() / "examples" / "demo-crate"
+    return source if source.is_dir() or not here.is_dir() else here
 
 
 def _locate(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
@@ -206,7 +209,7 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
         "is not modified."
     )
     parser.add_argument("--crate", metavar="DIR", type=Path, default=None,
-                        help="the demo crate (default: examples/demo-crate of this source tree)")
+                        help="the demo crate (default: examples/demo-crate of this source tree, else of the current folder)")
     parser.add_argument("--rust-analyzer", metavar="PATH", dest="rust_analyzer",
                         help="the rust-analyzer binary (default: $RUST_ANALYZER, rustup, PATH)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",

@@ -13,9 +13,13 @@ import pytest
 from .conftest import DEMO_CRATE
 
 
+PROJECT = Path(__file__).resolve().parents[2]
+
+
 def run_demo(*args, env=None, timeout=240):
+    # from the project folder, as `make demo` runs it (an installed ferrule finds the crate there)
     return subprocess.run([sys.executable, "-m", "ferrule", "demo", *args], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **(env or {})})
+                          timeout=timeout, env={**os.environ, **(env or {})}, cwd=PROJECT)
 
 
 def snapshot(root):

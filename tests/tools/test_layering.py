@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "ferrule"
+import ferrule
+
+SRC = Path(ferrule.__file__).resolve().parent  # the package under test, installed or in the tree
 TOOLS = sorted((SRC / "tools").glob("*.py"))
 BELOW = sorted(p for layer in ("mcp", "relay", "lsp", "conform") for p in (SRC / layer).glob("*.py"))
 ALLOWED_FOR_TOOLS = ("ferrule.mcp", "ferrule.relay", "ferrule.conform", "ferrule.tools")
