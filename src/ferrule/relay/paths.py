@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from ferrule.relay.errors import ProtocolError
@@ -18,12 +17,27 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 _RECIPE = "name files relative to the project root with forward slashes, e.g. `src/lib.rs`"
 
 
-@dataclass(frozen=True)
 class ProjectFile:
-    """A checked file: `rel` is its canonical root-relative name, `path` its real absolute path."""
+    """A checked file: `rel` is its canonical root-relative name, `real` (and `path`) its real absolute path."""
 
-    rel: str
-    path: Path
+    __slots__ = ("rel", "real")
+
+    def __init__(self, rel: str, real: str) -> None:
+        self.rel = rel
+        self.real = real
+
+    @property
+    def path(self) -> Path:
+        return Path(self.real)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ProjectFile) and (self.rel, self.real) == (other.rel, other.real)
+
+    def __hash__(self) -> int:
+        return hash((self.rel, self.real))
+
+    def __repr__(self) -> str:
+        return f"ProjectFile(rel={self.rel!r}, path={self.real!r})"
 
 
 class ProjectRoot:
@@ -55,7 +69,7 @@ class ProjectRoot:
             if real == str(self.path):
                 raise ProtocolError(f"path {rel!r} names the project root, not a file", _RECIPE)
             raise ProtocolError(f"path {rel!r} resolves outside the project root (through a symlink)", _RECIPE)
-        return ProjectFile(real[len(self._prefix):].replace(os.sep, "/"), Path(real))
+        return ProjectFile(real[len(self._prefix):].replace(os.sep, "/"), real)
 
     def contains(self, absolute: str | os.PathLike[str]) -> bool:
         text = os.fspath(absolute)

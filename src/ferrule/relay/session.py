@@ -290,7 +290,8 @@ class Session:
 
     def _disk_text(self, file: ProjectFile) -> str:
         try:
-            return file.path.read_text(encoding="utf-8", errors="replace")
+            with open(file.real, encoding="utf-8", errors="replace") as handle:
+                return handle.read()
         except FileNotFoundError:
             raise ProtocolError(f"{file.rel} does not exist",
                                 "create the file, or send its text with `content` or `update` first") from None
@@ -298,7 +299,7 @@ class Session:
             raise ProtocolError(f"{file.rel} could not be read: {error.strerror}") from None
 
     def _require_file(self, file: ProjectFile, content: str | None) -> None:
-        if content is None and file.rel not in self.overlays and not file.path.is_file():
+        if content is None and file.rel not in self.overlays and not os.path.isfile(file.real):
             self._disk_text(file)  # raises the clear error
 
     def _open_transient(self, client: LspClient, file: ProjectFile, content: str) -> Callable[[], None]:
@@ -334,7 +335,8 @@ class Session:
         """didClose, with the disk text put back first: rust-analyzer re-reads a closed file from disk
         only later, and an op right after must not see the text that was just closed."""
         try:
-            disk = file.path.read_text(encoding="utf-8", errors="replace")
+            with open(file.real, encoding="utf-8", errors="replace") as handle:
+                disk = handle.read()
         except OSError:
             disk = None
         if disk is not None:
