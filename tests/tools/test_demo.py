@@ -12,8 +12,7 @@ import pytest
 
 from .conftest import DEMO_CRATE
 
-
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = DEMO_CRATE.parents[1]
 
 
 def run_demo(*args, env=None, timeout=240):
