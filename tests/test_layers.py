@@ -1,0 +1,65 @@
+"""The layers of the design, kept by a test: each package imports only the ferrule modules below it.
+
+cli -> tools -> relay -> lsp, conform; mcp stands apart and builds only on capture and fastframe.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import ferrule
+
+PACKAGE = Path(ferrule.__file__).resolve().parent
+LEAVES = ("ferrule.fastframe", "ferrule.capture", "ferrule._", "ferrule.__version__")
+
+# package -> the ferrule packages it may import besides itself and the leaves
+ALLOWED = {
+    "mcp": (),
+    "lsp": (),
+    "conform": (),
+    "relay": ("ferrule.lsp", "ferrule.conform"),
+    "tools": ("ferrule.mcp", "ferrule.relay", "ferrule.conform"),
+}
+
+
+def ferrule_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+            if node.module == "ferrule":
+                found |= {f"ferrule.{alias.name}" for alias in node.names}
+    return {name for name in found if name == "ferrule" or name.startswith("ferrule.")}
+
+
+MODULES = sorted((layer, path) for layer in ALLOWED for path in (PACKAGE / layer).rglob("*.py"))
+
+
+def test_every_layer_is_there():
+    assert {layer for layer, _ in MODULES} == set(ALLOWED)
+
+
+@pytest.mark.parametrize("layer,path", MODULES, ids=lambda v: v if isinstance(v, str) else v.name)
+def test_a_module_imports_only_the_layers_below_it(layer, path):
+    own = f"ferrule.{layer}"
+    stray = {
+        name for name in ferrule_imports(path)
+        if name != "ferrule" and not name.startswith((own, *ALLOWED[layer], *LEAVES))
+    }
+    assert not stray, f"{layer}/{path.relative_to(PACKAGE / layer)} imports {sorted(stray)}"
+
+
+def test_the_mcp_transport_knows_no_language():
+    """MCP-CORE: nothing in the transport knows a language or the analyzer."""
+    words = ("rust", "lsp", "analyzer", "cargo")
+    for path in (PACKAGE / "mcp").rglob("*.py"):
+        code = "\n".join(
+            line for line in path.read_text(encoding="utf-8").lower().splitlines()
+            if line.lstrip().startswith(("import", "from"))
+        )
+        assert not any(w in code for w in words), f"mcp/{path.name} imports something of {words}"
