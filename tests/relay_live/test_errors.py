@@ -188,3 +188,20 @@ def test_shutdown_ends_the_analyzer_without_a_zombie(wrapped):
     assert session.call("shutdown", {}) == {}
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_init_deadline_passed_reports_not_quiescent_and_answers_say_indexing(stdcrate, at, analyzer_path):
+    progress = []
+    lib = (stdcrate / "src" / "lib.rs").read_text()
+    with SyncSession(stdcrate, on_progress=lambda message, percentage: progress.append((message, percentage))) as session:
+        result = session.call("init", {"timeout_ms": 1})
+        assert result["quiescent"] is False, "std takes seconds to index; a 1 ms deadline cannot be met"
+        answer = session.call("type", {"file": "src/lib.rs", "position": at(lib, "word_counts")})
+        assert answer.get("indexing") is True
+        deadline = time.monotonic() + 120
+        while not session.session.client.quiescent and time.monotonic() < deadline:
+            time.sleep(0.1)
+        answer = session.call("type", {"file": "src/lib.rs", "position": at(lib, "word_counts")})
+        assert "indexing" not in answer and answer["display"].startswith("pub fn word_counts")
+    assert any(message.startswith("Indexing") for message, _ in progress)
+    assert any(percentage == 100 for _, percentage in progress)

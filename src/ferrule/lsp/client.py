@@ -396,9 +396,12 @@ class LspClient:
         waiter: asyncio.Future[bool] = self._loop.create_future()
         self._quiescent_waiters.append(waiter)
         try:
-            return await asyncio.wait_for(asyncio.shield(waiter), timeout)
+            return await asyncio.wait_for(waiter, timeout)
         except asyncio.TimeoutError:
             return False
+        finally:
+            if waiter in self._quiescent_waiters:
+                self._quiescent_waiters.remove(waiter)
 
     async def wait_diagnostics(
         self, uri: str, version: int | None, timeout: float | None, *, fresh: bool = False

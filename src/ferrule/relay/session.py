@@ -49,7 +49,8 @@ DEFAULT_BUDGET_MS = {
 INITIALIZE_TIMEOUT_S = 60.0
 CONTENT_MODIFIED_RETRIES = 5
 COMPLETE_MAX_DEFAULT = 50
-PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may keep coming
+PUSH_SETTLE_S = 0.5
+LOADING_RETRY_S = 0.05  # while the workspace loads, how often a "file not found" request is retried  # degraded push path: how long a version's diagnostics may keep coming
 
 # The configuration answered to the analyzer (initializationOptions and workspace/configuration).
 # checkOnSave off: cargo-check results describe the disk, never an overlay. No flyimport, postfix or
@@ -383,14 +384,18 @@ class Session:
         """A request within the op's budget; ContentModified and server-cancelled answers are retried."""
         client = self.client
         assert client is not None
-        for attempt in range(CONTENT_MODIFIED_RETRIES + 1):
+        attempt = 0
+        while True:
             try:
                 return await client.request(method, params, timeout=op.remaining())
             except ResponseError as error:
-                if not error.retryable or attempt == CONTENT_MODIFIED_RETRIES:
+                if _not_loaded_yet(client, error):
+                    await asyncio.sleep(min(LOADING_RETRY_S, op.remaining()))
+                    continue
+                attempt += 1
+                if not error.retryable or attempt > CONTENT_MODIFIED_RETRIES:
                     raise
-                await asyncio.sleep(0.01 * (attempt + 1))
-        raise AssertionError("unreachable")
+                await asyncio.sleep(0.01 * attempt)
 
     def _mark(self, result: dict[str, Any]) -> dict[str, Any]:
         client = self.client
@@ -465,7 +470,7 @@ class Session:
                 try:
                     report = await pending
                 except ResponseError as error:
-                    if not error.retryable:
+                    if not error.retryable and not _not_loaded_yet(client, error):
                         raise
                     report = await self._request(op, "textDocument/diagnostic", params)
                 raw = (report or {}).get("items") or []
@@ -648,6 +653,11 @@ def _configuration(item: dict[str, Any]) -> Any:
     if section in ("rust-analyzer", None, ""):
         return ANALYZER_CONFIG
     return None
+
+
+def _not_loaded_yet(client: LspClient, error: ResponseError) -> bool:
+    """rust-analyzer answers "file not found" until the workspace's files are loaded: wait, don't fail."""
+    return not client.quiescent and "file not found" in error.message
 
 
 def _push_forced() -> bool:
