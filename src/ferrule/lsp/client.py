@@ -183,9 +183,9 @@ class LspClient:
                 waiter.set_exception(self._closed)
         self._quiescent_waiters.clear()
         for waiters in self._diagnostic_waiters.values():
-            for _, waiter in waiters:
-                if not waiter.done():
-                    waiter.set_exception(self._closed)
+            for _, pushed in waiters:
+                if not pushed.done():
+                    pushed.set_exception(self._closed)
         self._diagnostic_waiters.clear()
 
     def _on_exited(self) -> None:
@@ -369,7 +369,7 @@ class LspClient:
         waiters = self._diagnostic_waiters.get(uri)
         if not waiters:
             return
-        keep = []
+        keep: list[tuple[int | None, asyncio.Future[None]]] = []
         for wanted, waiter in waiters:
             if waiter.done():
                 continue
