@@ -131,6 +131,11 @@ def main() -> None:
             threading.Thread(target=delayed, args=(request_id, params["ms"], params.get("value")), daemon=True).start()
         elif method == "test/fail":
             answer(request_id, error={"code": params["code"], "message": params["message"]})
+        elif method == "test/garbled":  # a broken header block, then the answer, in one write
+            body = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": "after"}).encode()
+            with lock:
+                out.write(b"Content-Length: nope\r\n\r\n" + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+                out.flush()
         elif method == "test/crash":
             os._exit(params.get("status", 3))
         elif method == "test/burst":

@@ -84,6 +84,15 @@ def test_many_messages_in_one_chunk_are_all_dispatched():
     run(body())
 
 
+def test_a_garbled_header_does_not_hold_back_the_answer_behind_it():
+    async def body():
+        client = await started()
+        assert await asyncio.wait_for(client.request("test/garbled", {}), 5) == "after"
+        await client.shutdown()
+
+    run(body())
+
+
 def test_error_response_is_a_typed_error_and_content_modified_is_retryable():
     async def body():
         client = await started()

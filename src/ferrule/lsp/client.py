@@ -282,10 +282,14 @@ class LspClient:
     # ---- reading -------------------------------------------------------------------------------
 
     def _on_stdout(self, data: bytes) -> None:
-        try:
-            bodies = self._framer.feed(data)
-        except FrameError as error:  # a garbled header: keep what came before it, resync after
-            bodies = error.bodies
+        bodies: list[bytes] = []
+        while True:
+            try:
+                bodies += self._framer.feed(data)
+                break
+            except FrameError as error:  # a garbled header: keep what came before it, resync after,
+                bodies += error.bodies  # and drain what the same read already holds beyond it
+                data = b""
         loads = self._loads
         for body in bodies:
             try:
