@@ -1,0 +1,5 @@
+//! The alpha module.
+
+pub fn alpha_value() -> u32 {
+    7
+}

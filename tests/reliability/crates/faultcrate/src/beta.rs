@@ -1,0 +1,5 @@
+//! The beta module.
+
+pub fn beta_value() -> u32 {
+    7
+}

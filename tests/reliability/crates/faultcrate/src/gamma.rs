@@ -1,0 +1,5 @@
+//! The gamma module.
+
+pub fn gamma_value() -> u32 {
+    7
+}
