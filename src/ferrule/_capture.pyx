@@ -307,6 +307,9 @@ cdef class StderrCapture:
         self._saved = -1
 
     def __enter__(self):
+        # Made before anything changes: creating it runs Python code, where a KeyboardInterrupt may
+        # land, and past this point no Python code runs between redirecting fd 2 and returning.
+        captured = Captured()
         if self._active or not _acquire(False):
             raise CaptureBusy()
         try:
@@ -315,8 +318,8 @@ cdef class StderrCapture:
             _release()
             raise
         self._active = True
-        self._captured = Captured()
-        return self._captured
+        self._captured = captured
+        return captured
 
     def __exit__(self, exc_type, exc, tb):
         cdef long long size = 0
@@ -348,6 +351,8 @@ cdef class StderrCapture:
         self._handles_saved = False
         try:
             self._sink = _sink_fd()
+            if ferrule_size(self._sink):  # a capture cut short left text behind: not ours
+                ferrule_reset(self._sink)
             _flush_all(self._follow_stdout)
             if FERRULE_WINDOWS:
                 self._old_stderr_handle = ferrule_get_std(2)

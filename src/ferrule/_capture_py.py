@@ -20,6 +20,7 @@ from ._capture_shared import (
     CaptureBusy,
     Captured,
     dup_private,
+    fd_is_valid,
     flush_stream,
     occupy_with_devnull,
     open_sink,
@@ -94,10 +95,24 @@ def _read_at(fd: int, size: int, offset: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-class StderrCapture:
-    """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`."""
+_HELD, _SAVED, _REDIRECTED = 1, 2, 4  # what an active capture has to undo, in reverse order
 
-    __slots__ = ("limit", "_limit", "_captured", "_saved", "_sink", "_follow_stdout", "_handles")
+
+def _empty(sink: int) -> None:
+    os.ftruncate(sink, 0)
+    os.lseek(sink, 0, os.SEEK_SET)
+
+
+class StderrCapture:
+    """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`.
+
+    A KeyboardInterrupt may land between any two steps of entering or leaving (the interpreter runs
+    signal handlers between bytecodes): every step of the way back is idempotent and retried until
+    done, so fd 2, fd 1 and the guard are put back whatever is interrupted, and the next capture
+    empties the file whatever the last one left in it.
+    """
+
+    __slots__ = ("limit", "_limit", "_captured", "_saved", "_sink", "_follow_stdout", "_handles", "_undo")
 
     def __init__(self, limit: int | None = None) -> None:
         self._limit = None if limit is None else operator.index(limit)
@@ -105,39 +120,43 @@ class StderrCapture:
             raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")
         self.limit = limit
         self._captured: Captured | None = None  # None while not active
+        self._undo = 0  # steps still to undo: _HELD | _SAVED | _REDIRECTED
 
     def __enter__(self) -> Captured:
+        captured = Captured()  # made before anything changes, so a signal here leaves nothing to undo
         if self._captured is not None or not ACTIVE.acquire(False):
             raise CaptureBusy()
+        self._undo = _HELD
         try:
             self._start()
         except BaseException:
-            ACTIVE.release()
+            self._leave()
             raise
-        self._captured = captured = Captured()
+        self._captured = captured
         return captured
 
     def __exit__(self, *exc_info: object) -> None:
         captured = self._captured
         if captured is None:
             raise RuntimeError("this stderr capture is not active")
-        self._captured = None
-        sink = self._sink
+        size = 0
         try:
+            self._captured = None
+            sink = self._sink
             flush_stream(sys.stderr)
             if self._follow_stdout:
                 flush_stream(sys.stdout)
             _fflush_all()
             size = os.lseek(sink, 0, os.SEEK_END)  # the file's size, cheaper than fstat here
         finally:
-            try:
-                self._restore()
-            finally:
-                ACTIVE.release()
+            self._leave()
         if size:
             self._collect(captured, sink, size)
 
     def _start(self) -> None:
+        self._saved = -1
+        self._follow_stdout = False
+        self._handles = None
         try:
             self._saved = dup_private(2)
         except OSError as exc:
@@ -145,45 +164,61 @@ class StderrCapture:
                 raise
             # Occupy fd 2 first, so the temporary file cannot be opened onto it (pytest does the same).
             occupy_with_devnull(2)
-            self._saved = -1
+        self._undo |= _SAVED
         self._follow_stdout = STATE[0] and self._saved >= 0
-        self._handles = None
-        try:
-            self._sink = sink = _sink_fd()
-            flush_stream(sys.stderr)
+        self._sink = sink = _sink_fd()
+        if os.lseek(sink, 0, os.SEEK_END):  # an interrupted capture left text behind: not ours
+            _empty(sink)
+        flush_stream(sys.stderr)
+        if self._follow_stdout:
+            flush_stream(sys.stdout)
+        _fflush_all()
+        if sys.platform == "win32":
+            self._handles = (get_std_handle(STD_ERROR_HANDLE), get_std_handle(STD_OUTPUT_HANDLE))
+        self._undo |= _REDIRECTED
+        os.dup2(sink, 2)
+        if self._follow_stdout:
+            os.dup2(sink, 1)
+        if sys.platform == "win32":
+            point_std_handle(STD_ERROR_HANDLE, 2)
             if self._follow_stdout:
-                flush_stream(sys.stdout)
-            _fflush_all()
-            if sys.platform == "win32":
-                self._handles = (get_std_handle(STD_ERROR_HANDLE), get_std_handle(STD_OUTPUT_HANDLE))
-            os.dup2(sink, 2)
-            if self._follow_stdout:
-                os.dup2(sink, 1)
-            if sys.platform == "win32":
-                point_std_handle(STD_ERROR_HANDLE, 2)
-                if self._follow_stdout:
-                    point_std_handle(STD_OUTPUT_HANDLE, 1)
-        except BaseException:
-            self._restore()
-            raise
+                point_std_handle(STD_OUTPUT_HANDLE, 1)
 
-    def _restore(self) -> None:
-        """Put back whatever held fd 2 (and the std handles) before; close the saved fd once."""
-        saved = self._saved
-        self._saved = -1
-        try:
+    def _leave(self) -> None:
+        """Undo what `_start` did, retrying the undo when a KeyboardInterrupt lands in it."""
+        interrupted: BaseException | None = None
+        while self._undo:
+            try:
+                self._step_back()
+            except KeyboardInterrupt as exc:
+                interrupted = exc
+        if interrupted is not None:
+            raise interrupted
+
+    def _step_back(self) -> None:
+        """One idempotent step back; each step's flag is cleared only once the step is done."""
+        undo = self._undo
+        if undo & _REDIRECTED:
+            saved = self._saved
             if saved >= 0:
                 os.dup2(saved, 2)
                 if self._follow_stdout:
                     os.dup2(2, 1)
-            else:
-                os.close(2)
+            elif fd_is_valid(2):
+                os.close(2)  # it was invalid before: leave it so
             if sys.platform == "win32" and self._handles is not None:
                 set_std_handle(STD_ERROR_HANDLE, self._handles[0])
                 set_std_handle(STD_OUTPUT_HANDLE, self._handles[1])
-        finally:
+            self._undo = undo & ~_REDIRECTED
+        elif undo & _SAVED:
+            saved, self._saved = self._saved, -1
+            self._undo = undo & ~_SAVED  # cleared first: a leaked fd beats closing a reused number
             if saved >= 0:
                 os.close(saved)
+        else:
+            if ACTIVE.locked():
+                ACTIVE.release()
+            self._undo = 0
 
     def _collect(self, captured: Captured, sink: int, size: int) -> None:
         limit = self._limit
@@ -191,8 +226,7 @@ class StderrCapture:
         try:
             data = memoryview(_read_at(sink, size - start, start))
         finally:
-            os.ftruncate(sink, 0)  # ready for the next capture, and the disk space back
-            os.lseek(sink, 0, os.SEEK_SET)
+            _empty(sink)  # ready for the next capture, and the disk space back
         captured.size = size
         if start:
             # Never start inside a character: skip its continuation bytes (at most 3 in UTF-8).
