@@ -213,7 +213,8 @@ class ServeProcess:
         return arrived - sent, answer
 
     def stderr(self) -> str:
-        self._stderr.flush()
+        if not self._stderr.closed:
+            self._stderr.flush()
         return self.stderr_path.read_text(errors="replace")
 
     def close(self, timeout: float = 30.0) -> int:
