@@ -25,7 +25,7 @@ class McpProcess:
         self._stderr = open(stderr_path, "wb")
         self.stderr_path = stderr_path
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                                     env=env, cwd=cwd, bufsize=0)
+                                     env=env, cwd=cwd)
         self.pid = self.proc.pid
         self.answers: dict[Any, dict[str, Any]] = {}
         self.raw: list[bytes] = []
@@ -54,6 +54,7 @@ class McpProcess:
     def send_raw(self, data: bytes) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(data)
+        self.proc.stdin.flush()
 
     def request(self, method: str, params: dict[str, Any] | None = None, msg_id: Any = None) -> Any:
         if msg_id is None:

@@ -27,6 +27,7 @@ import orjson
 
 HERE = Path(__file__).resolve().parent
 CRATES = HERE / "crates"
+REPO_EXAMPLE = HERE.parents[1] / "examples" / "echo_server.py"
 
 
 def copy_crate(name: str, into: Path) -> Path:
