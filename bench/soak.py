@@ -14,7 +14,7 @@ unknown ops, escaping paths), with up to --window ops in flight.
 For each server: RSS, open descriptors and child processes measured after a warm-up and at the end
 (before input is closed), and a check that every request was answered exactly once (a malformed line
 is answered once with id null; a notification never). Target: RSS growth under 5 MB, no descriptor or
-process growth. Exit status 1 when any check fails.
+process growth (the analyzer's own short-lived helpers may end during the run). Exit status 1 when any check fails.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class Result:
             found.append(f"RSS grew {self.growth_kib} KiB (target < {RSS_TARGET_KIB})")
         if self.end.fds != self.start.fds:
             found.append(f"descriptors {self.start.fds} -> {self.end.fds}")
-        if self.end.children != self.start.children:
+        if self.end.children > self.start.children:  # fewer is fine: a helper the analyzer ran has ended
             found.append(f"child processes {self.start.children} -> {self.end.children}")
         if self.exit_code not in (0, None):
             found.append(f"exit status {self.exit_code}")
