@@ -27,6 +27,9 @@ import orjson
 
 HERE = Path(__file__).resolve().parent
 CRATES = HERE / "crates"
+# A sysroot of empty stand-ins for the crates without std: the analyzer starts in about a second,
+# and finds a sysroot, so it never asks rustup to install rust-src (which would go to the network).
+SYSROOT_STUB = CRATES / "sysroot-stub" / "library"
 REPO_EXAMPLE = HERE.parents[1] / "examples" / "echo_server.py"
 
 
@@ -46,7 +49,7 @@ def plain_wrapper(directory: Path, analyzer: str, *, no_std: bool = True) -> tup
     """(wrapper, launch log): every start appends the analyzer's pid to the log, then execs it."""
     log = directory / "launches"
     log.touch()
-    sysroot = "export RUST_SRC_PATH=/nonexistent\n" if no_std else ""
+    sysroot = f"export RUST_SRC_PATH={SYSROOT_STUB}\n" if no_std else ""
     wrapper = write_script(directory / "ra-plain", f"""{sysroot}
 if [ "$1" != "--version" ]; then echo $$ >> {log}; fi
 exec {analyzer} "$@"
@@ -59,7 +62,7 @@ def proxy_wrapper(directory: Path, analyzer: str) -> tuple[Path, Path, Path]:
     into the control file corrupts the next answer to a request of the method named with it."""
     log, control = directory / "launches", directory / "fault"
     log.touch()
-    wrapper = write_script(directory / "ra-proxy", f"""export RUST_SRC_PATH=/nonexistent
+    wrapper = write_script(directory / "ra-proxy", f"""export RUST_SRC_PATH={SYSROOT_STUB}
 if [ "$1" = "--version" ]; then exec {analyzer} --version; fi
 exec {sys.executable} {HERE / 'rel_ra_proxy.py'} {analyzer} {log} {control}
 """)
@@ -70,8 +73,11 @@ def launches(log: Path) -> list[int]:
     return [int(line) for line in log.read_text().split()]
 
 
-def pending_input(pid: int) -> int:
-    """Bytes waiting unread in a process's stdin pipe (the relay's requests to a stopped analyzer)."""
+def pending_input(pid: int) -> int | None:
+    """Bytes waiting unread in a process's stdin pipe (the relay's requests to a stopped analyzer);
+    None when its stdin is not a pipe (uvloop gives children a socket, which /proc cannot open)."""
+    if not os.readlink(f"/proc/{pid}/fd/0").startswith("pipe:"):
+        return None
     fd = os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NONBLOCK)
     try:
         return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
@@ -105,13 +111,22 @@ def stop(pid: int) -> None:
     wait_for(lambda: stopped(pid), what=f"analyzer {pid} to stop")
 
 
-def kill_in_flight(pid: int, send) -> None:
-    """Stop the analyzer, let `send()` put a request into its pipe, then SIGKILL it with it unread."""
+def kill_in_flight(pid: int, send, serve: ServeProcess) -> None:
+    """Stop the analyzer, let `send()` put a request on its way to it, then SIGKILL it unread.
+
+    Through a pipe the request is seen waiting in it; through a socket, a frame the relay answers
+    itself is sent after it, and once that answer is back the relay has read the op's frame.
+    """
     stop(pid)
     try:
         send()
-        wait_for(lambda: pending_input(pid) > 0, what="the request to reach the analyzer's pipe")
-        time.sleep(0.05)  # the op's request follows its didOpen in the same turn of the relay's loop
+        if pending_input(pid) is None:
+            probe, _ = serve.send("no-such-op")
+            serve.wait(probe, timeout=10)
+            time.sleep(0.2)  # the op's task writes its request on the relay's next turns
+        else:
+            wait_for(lambda: bool(pending_input(pid)), what="the request to reach the analyzer's pipe")
+            time.sleep(0.05)  # the op's request follows its didOpen in the same turn of the relay's loop
     finally:
         os.kill(pid, signal.SIGKILL)
         os.kill(pid, signal.SIGCONT)

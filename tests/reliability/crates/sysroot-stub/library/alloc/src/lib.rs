@@ -1,0 +1,2 @@
+//! A stand-in for `alloc`.
+#![no_std]

@@ -1,0 +1,2 @@
+//! A stand-in for `std`.
+#![no_std]
