@@ -273,7 +273,10 @@ def _cancel_target(line: bytes) -> Any:
     try:
         msg = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return None
+        try:
+            msg = orjson.loads(line.decode("utf-8", "replace"))  # read as the rules read any line
+        except orjson.JSONDecodeError:
+            return None
     if type(msg) is not dict or msg.get("method") != "notifications/cancelled" or msg.get("id") is not None:
         return None
     if msg.get("jsonrpc") != "2.0" and "cancel-jsonrpc" not in TOLERATED:
