@@ -192,7 +192,7 @@ def pipelined_burst(child: Child, count: int) -> float:
     payload = b"".join(call_bytes(i) for i in range(first, first + count))
     chunks: list[bytes] = []
     seen = 0
-    writer = threading.Thread(target=child.write, args=(payload,))
+    writer = threading.Thread(target=child.write, args=(payload,), daemon=True)
     start = time.perf_counter()
     writer.start()
     while seen < count:

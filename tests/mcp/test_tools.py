@@ -320,3 +320,14 @@ def test_bad_descriptors_are_refused_at_registration(descriptor):
 def test_something_that_is_not_a_tool_is_refused():
     with pytest.raises(InvalidTool):
         ToolSet([42])
+
+
+def test_defaults_fill_in_omitted_arguments_when_served():
+    @tool
+    def greet(name: str, greeting: str = "hello", times: int = 1) -> str:
+        """Greets."""
+        return " ".join([f"{greeting} {name}"] * times)
+
+    out = replay(Server("defaults", "1", [greet]), call(1, "greet", {"name": "ada"}),
+                 call(2, "greet", {"name": "bo", "greeting": "hi", "times": 2}))
+    assert [m["result"]["content"][0]["text"] for m in out] == ["hello ada", "hi bo hi bo"]

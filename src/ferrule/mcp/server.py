@@ -344,10 +344,10 @@ class Server:
         entry.quick = perf_counter() - started < _QUICK_SECONDS
         if failure is not None:
             _log_exception(failure)
-        if type(output) is str:
-            report, is_error, structured = output, False, None
-        else:
+        if isinstance(output, ToolOutput):
             report, is_error, structured = output.report, output.is_error, output.structured
+        else:
+            report, is_error, structured = output, False, None
         text = captured.text
         if text:
             report = f"{report}\n\n--- stderr ---\n{text}" if report else f"--- stderr ---\n{text}"

@@ -57,7 +57,7 @@ class StdioTransport:
         self.max_line = max_line
         self._out = private_stdout()
         self._in = dup_private(0)
-        self._devnull = stdin_from_devnull()
+        self._devnull: Any = stdin_from_devnull()
         self._devnull.__enter__()
         self._queue: list[Any] = []
         self._eof = False

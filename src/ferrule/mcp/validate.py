@@ -126,7 +126,7 @@ class _Compiler:
         return lambda v: refs[ref](v)
 
     def _object(self, schema: dict[str, Any], must_be_object: bool) -> Check:
-        props = schema.get("properties") if type(schema.get("properties")) is dict else {}
+        props: dict[str, Any] = schema["properties"] if type(schema.get("properties")) is dict else {}
         checks = {name: self.compile(sub) for name, sub in props.items()}
         required = [r for r in schema.get("required", ()) if type(r) is str]
         extra = schema.get("additionalProperties", True)
@@ -291,7 +291,7 @@ def _number_bound(limit: Any, ok: Callable[[Any, Any], bool], reason: str) -> Ch
 
 
 def _size_bound(kind: type, limit: int, ok: Callable[[int, int], bool], reason: str) -> Check:
-    return lambda v: None if type(v) is not kind or ok(len(v), limit) else reason
+    return lambda v: None if type(v) is not kind or ok(len(v), limit) else reason  # type: ignore[arg-type]
 
 
 def compile_arguments(schema: dict[str, Any]) -> Check:
