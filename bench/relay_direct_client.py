@@ -7,6 +7,7 @@ over this (envelope, scheduling, position conversion, its own pipes) is what the
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import time
 from pathlib import Path
@@ -15,25 +16,47 @@ from typing import Any
 import orjson
 
 
+class LspError(RuntimeError):
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(f"LSP error {error.get('code')}: {error.get('message')}")
+        self.code = error.get("code")
+
+
 class DirectClient:
-    def __init__(self, analyzer: str, root: Path, *, env: dict[str, str] | None = None) -> None:
+    def __init__(self, analyzer: str, root: Path, *, options: dict[str, Any] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.root = Path(root).resolve()
+        self.options = options if options is not None else {"checkOnSave": False}
         self.proc = subprocess.Popen([analyzer], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, cwd=self.root, env=env, bufsize=0)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in = self.proc.stdin.fileno()
+        os.set_blocking(self._in, False)
         self._out = self.proc.stdout.fileno()
         self._buffer = bytearray()
         self._next_id = 0
         self.quiescent = False
         self.encoding = "utf-16"
         self.versions: dict[str, int] = {}
+        self.read_timeout = 60.0
+        self._early: dict[Any, dict[str, Any]] = {}  # responses read while waiting for another  # a silent analyzer is an error, never a hang
 
     # -- wire --------------------------------------------------------------------------------------
 
     def _send(self, message: dict[str, Any]) -> None:
         body = orjson.dumps(message)
-        os.write(self._in, b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        data = memoryview(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        while data:
+            try:
+                data = data[os.write(self._in, data):]
+            except BlockingIOError:
+                # rust-analyzer stops reading while its own output is full: read it, or both wait forever
+                readable, _, _ = select.select([self._out], [self._in], [], self.read_timeout)
+                if readable:
+                    chunk = os.read(self._out, 1 << 16)
+                    if not chunk:
+                        raise EOFError("rust-analyzer closed its output") from None
+                    self._buffer += chunk
 
     def _read(self) -> dict[str, Any]:
         buf = self._buffer
@@ -50,6 +73,8 @@ class DirectClient:
                     body = bytes(buf[start:start + length])
                     del buf[:start + length]
                     return orjson.loads(body)
+            if not select.select([self._out], [], [], self.read_timeout)[0]:
+                raise TimeoutError(f"rust-analyzer sent nothing for {self.read_timeout} s")
             chunk = os.read(self._out, 1 << 16)
             if not chunk:
                 raise EOFError("rust-analyzer closed its output")
@@ -69,15 +94,26 @@ class DirectClient:
         return self._next_id
 
     def wait_response(self, request_id: int) -> Any:
-        while True:
-            message = self._read()
-            if message.get("id") == request_id and "method" not in message:
-                if "error" in message:
-                    raise RuntimeError(f"LSP error: {message['error']}")
-                return message.get("result")
-            self._handle(message)
+        message = self._early.pop(request_id, None)
+        while message is None:
+            got = self._read()
+            if "method" in got:
+                self._handle(got)
+            elif got.get("id") == request_id:
+                message = got
+            else:  # the analyzer answers from worker threads: out of order when pipelined
+                self._early[got.get("id")] = got
+        if "error" in message:
+            raise LspError(message["error"])
+        return message.get("result")
 
     def request(self, method: str, params: Any) -> Any:
+        for _ in range(5):  # an edit a moment ago may cancel the answer: ContentModified, ask again
+            try:
+                return self.wait_response(self.send_request(method, params))
+            except LspError as error:
+                if error.code not in (-32801, -32800):
+                    raise
         return self.wait_response(self.send_request(method, params))
 
     def notify(self, method: str, params: Any) -> None:
@@ -101,7 +137,7 @@ class DirectClient:
                 },
                 "experimental": {"serverStatusNotification": True},
             },
-            "initializationOptions": {"checkOnSave": False, "cachePriming": {"enable": True}},
+            "initializationOptions": self.options,
         })
         self.encoding = result.get("capabilities", {}).get("positionEncoding", "utf-16")
         self.notify("initialized", {})

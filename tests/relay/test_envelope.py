@@ -1,0 +1,66 @@
+"""The envelope on its own: ids echoed exactly, every frame shape answered, encodings that cannot fail."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from ferrule.relay.envelope import FrameRejected, encode_error, encode_result, parse_request
+from ferrule.relay.errors import OpTimeout
+from ferrule.relay.paths import ProjectRoot
+
+
+@pytest.fixture
+def root(tmp_path):
+    return ProjectRoot(tmp_path)
+
+
+@pytest.mark.parametrize("request_id", ["a-1", 7, 0, -3, 2.5, "", "ünï"])
+def test_caller_ids_are_echoed_exactly(root, request_id):
+    line = orjson.dumps({"proto": 1, "id": request_id, "op": "init", "params": {}})
+    request = parse_request(line, root)
+    assert request.id == request_id
+    answer = orjson.loads(encode_result(request.id, {}))
+    assert answer == {"proto": 1, "id": request_id, "ok": True, "result": {}}
+
+
+@pytest.mark.parametrize("request_id", [True, None, [1], {"a": 1}])
+def test_ids_that_cannot_correlate_are_refused_with_null(root, request_id):
+    line = orjson.dumps({"proto": 1, "id": request_id, "op": "init", "params": {}})
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(line, root)
+    assert caught.value.id is None and caught.value.error.kind == "protocol"
+
+
+def test_missing_params_mean_empty_params(root):
+    request = parse_request(b'{"proto":1,"id":1,"op":"shutdown"}', root)
+    assert (request.op, request.params, request.file) == ("shutdown", {}, None)
+
+
+def test_a_missing_op_is_named(root):
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(b'{"proto":1,"id":1}', root)
+    assert "no `op`" in caught.value.error.message and "known ops" in caught.value.error.message
+
+
+def test_proto_true_is_not_proto_1(root):
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(b'{"proto":true,"id":1,"op":"init"}', root)
+    assert "proto true" in caught.value.error.message
+
+
+def test_a_result_that_cannot_be_encoded_becomes_an_error_frame():
+    answer = orjson.loads(encode_result(3, {"bad": object()}))
+    assert answer["id"] == 3 and answer["ok"] is False and answer["error"]["kind"] == "oracle-crashed"
+
+
+def test_error_frames_carry_kind_message_and_recipe():
+    answer = orjson.loads(encode_error("x", OpTimeout.for_op("type", 250)))
+    assert answer["proto"] == 1 and answer["id"] == "x" and answer["ok"] is False
+    assert set(answer["error"]) == {"kind", "message", "recipe"}
+    assert answer["error"]["kind"] == "timeout" and "250 ms" in answer["error"]["recipe"]
+
+
+def test_every_answer_is_one_line():
+    assert encode_result(1, {"text": "a\nb"}).count(b"\n") == 1
+    assert encode_error(None, OpTimeout.for_op("validate", 1)).endswith(b"}\n")
