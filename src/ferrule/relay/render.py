@@ -11,18 +11,22 @@ from typing import Any
 
 from ferrule.relay.errors import RelayError
 
+INDEXING_NOTE = "(rust-analyzer was still indexing: this answer may be incomplete)\n"
+
 
 def result(op: str, file: str, value: dict[str, Any], source: str | None = None) -> str:
     lines = source.splitlines() if source is not None else None
     if op == "type":
-        return type_text(value)
-    if op == "complete":
-        return completions(value)
-    if op == "validate":
-        return validation(file, value, lines)
-    if op == "scope":
-        return scope(value)
-    return "".join(f"{key}: {val}\n" for key, val in value.items())
+        text = type_text(value)
+    elif op == "complete":
+        text = completions(value)
+    elif op == "validate":
+        text = validation(file, value, lines)
+    elif op == "scope":
+        text = scope(value)
+    else:
+        text = "".join(f"{key}: {val}\n" for key, val in value.items())
+    return text + (INDEXING_NOTE if value.get("indexing") else "")
 
 
 def error(command: str, err: RelayError) -> str:
@@ -93,7 +97,9 @@ def validation(file: str, value: dict[str, Any], lines: Sequence[str] | None = N
     for d in diagnostics:
         category = d.get("category", "diagnostic")
         counts[category] = counts.get(category, 0) + 1
-    summary = ", ".join(f"{n} {c}{'s' if n != 1 else ''}" for c, n in counts.items()) or "no diagnostics"
+    rank = {"error": 0, "warning": 1, "info": 2, "information": 2, "hint": 3}
+    ordered = sorted(counts.items(), key=lambda item: (rank.get(item[0], 9), item[0]))
+    summary = ", ".join(f"{n} {c}{'s' if n != 1 else ''}" for c, n in ordered) or "no diagnostics"
     if findings:
         new = sum(1 for f in findings if not f.get("baselined"))
         summary += f"; {len(findings)} policy finding{'s' if len(findings) != 1 else ''} ({new} new)"
