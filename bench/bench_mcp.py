@@ -26,7 +26,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
@@ -51,11 +50,11 @@ def call_bytes(msg_id: int) -> bytes:
     return b"%b%d%b" % (CALL_HEAD, msg_id, CALL_TAIL)
 
 
-@dataclass
 class Peer:
-    name: str
-    script: str
-    no_extensions: bool = False
+    def __init__(self, name: str, script: str, no_extensions: bool = False) -> None:
+        self.name = name
+        self.script = script
+        self.no_extensions = no_extensions
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -207,16 +206,18 @@ def pipelined_burst(child: Child, count: int) -> float:
     return count / elapsed
 
 
-@dataclass
 class Figures:
-    startup: list[float] = field(default_factory=list)
-    idle_cpu: list[float] = field(default_factory=list)
-    lockstep: list[float] = field(default_factory=list)
-    latencies: list[int] = field(default_factory=list)
-    lockstep_cpu: float = 0.0
-    rss: int = 0
-    pipelined: list[float] = field(default_factory=list)
-    pipelined_cpu: float = 0.0
+    """What one server measured (plain class: bench/run.py loads this file outside sys.modules)."""
+
+    def __init__(self) -> None:
+        self.startup: list[float] = []
+        self.idle_cpu: list[float] = []
+        self.lockstep: list[float] = []
+        self.latencies: list[int] = []
+        self.lockstep_cpu = 0.0
+        self.rss = 0
+        self.pipelined: list[float] = []
+        self.pipelined_cpu = 0.0
 
     @property
     def lockstep_rate(self) -> float:

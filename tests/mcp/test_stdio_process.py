@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import orjson
-from mcp_helpers import call, notification, request
+import pytest
+from mcp_helpers import SAMPLE_SERVER, call, notification, request, twin_env
 
 
 def initialize(child, version="2025-11-25"):
@@ -148,3 +153,11 @@ def test_a_dead_channel_ends_the_loop_with_exit_0(spawn, twin):
     child.send(call(2, "echo", {"text": "into the void"}))
     assert child.proc.wait(timeout=20) == 0
     assert "Traceback" not in child.stderr()
+
+
+@pytest.mark.parametrize("closed", [0, 1])
+def test_a_closed_stdin_or_stdout_ends_the_server_with_a_note(twin, closed):
+    proc = subprocess.run([sys.executable, str(SAMPLE_SERVER)], env=twin_env(twin), capture_output=True,
+                          preexec_fn=lambda: os.close(closed), timeout=30)
+    assert proc.returncode == 0
+    assert b"no stdio channel to serve" in proc.stderr

@@ -117,7 +117,11 @@ class Server:
 
         own = transport is None
         if own:
-            transport = StdioTransport(max_line=self.max_line)
+            try:
+                transport = StdioTransport(max_line=self.max_line)
+            except OSError as exc:  # fd 0 or fd 1 closed: no input to serve, or no channel to answer on
+                print(f"{self.name}: no stdio channel to serve ({exc}); exiting", file=sys.stderr)
+                return
         self._capture = capture_stderr
         self._stdin_guard = None if getattr(transport, "stdin_is_private", False) else stdin_from_devnull
         read_batch = getattr(transport, "read_batch", None) or _line_reader(transport)
