@@ -218,9 +218,10 @@ class TerminalProgress:
 
 def _columns() -> int:
     try:
-        return os.get_terminal_size(2).columns
+        columns = os.get_terminal_size(2).columns
     except OSError:
         return 100
+    return columns if columns >= 20 else 100  # a pseudo-terminal may report no size at all
 
 
 async def _ask(root: Path, analyzer: str | None, op: str, params: dict[str, Any], progress) -> dict[str, Any]:
