@@ -64,3 +64,44 @@ def test_error_frames_carry_kind_message_and_recipe():
 def test_every_answer_is_one_line():
     assert encode_result(1, {"text": "a\nb"}).count(b"\n") == 1
     assert encode_error(None, OpTimeout.for_op("validate", 1)).endswith(b"}\n")
+
+
+@pytest.mark.parametrize("position, named", [
+    ({"line": 2**64 - 1, "character": 0}, "`position.line`"),
+    ({"line": 1, "character": 2**63}, "`position.character`"),
+    ({"line": 2**31 + 1, "character": 0}, "`position.line`"),
+    ({"line": 1, "character": 2**31}, "`position.character`"),
+])
+def test_positions_past_what_lsp_carries_are_refused(root, position, named):
+    line = orjson.dumps({"proto": 1, "id": 1, "op": "type", "params": {"file": "a.rs", "position": position}})
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(line, root)
+    assert caught.value.id == 1 and named in caught.value.error.message
+
+
+def test_the_largest_lsp_position_passes(root):
+    line = orjson.dumps({"proto": 1, "id": 1, "op": "type",
+                         "params": {"file": "a.rs", "position": {"line": 2**31, "character": 2**31 - 1}}})
+    assert parse_request(line, root).params["position"] == {"line": 2**31, "character": 2**31 - 1}
+
+
+@pytest.mark.parametrize("raw, shown", [
+    (b'{"proto":1,"id":4,"op":"type","params":{"file":"a.rs","position":{"line":1e400,"character":0}}}', "inf"),
+    (b'{"proto":1,"id":4,"op":"type","params":{"file":"a.rs","position":{"line":1180591620717411303424,'
+     b'"character":0}}}', "1.18"),
+])
+def test_numbers_orjson_cannot_hold_still_get_their_id_back(root, raw, shown):
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(raw, root)
+    assert caught.value.id == 4 and "`position.line`" in caught.value.error.message
+    assert shown in caught.value.error.message
+    assert orjson.loads(encode_error(caught.value.id, caught.value.error))["id"] == 4
+
+
+@pytest.mark.parametrize("field, value", [("timeout_ms", 2**40), ("max", 2**31), ("max", -1)])
+def test_counts_are_bounded(root, field, value):
+    params = {"file": "a.rs", "position": {"line": 1, "character": 0}, field: value}
+    line = orjson.dumps({"proto": 1, "id": 1, "op": "complete", "params": params})
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(line, root)
+    assert f"`{field}`" in caught.value.error.message

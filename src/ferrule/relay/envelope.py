@@ -8,6 +8,8 @@ a `protocol` error naming what was wrong; a frame whose id cannot be read is ans
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -77,16 +79,30 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+# LSP carries positions and counts as `uinteger`: at most 2**31 - 1. Larger values are refused here,
+# named, rather than failing somewhere inside the inner hop.
+UINTEGER_MAX = 2**31 - 1
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # JSON has no spelling for it; orjson would print null
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)
+
+
 def _positive_int(value: Any) -> str | None:
-    if _is_int(value) and value >= 1:
+    if _is_int(value) and 1 <= value <= UINTEGER_MAX:
         return None
-    return f"must be a positive integer, got {orjson.dumps(value).decode()}"
+    return f"must be an integer from 1 to {UINTEGER_MAX}, got {_shown(value)}"
 
 
 def _count(value: Any) -> str | None:
-    if _is_int(value) and value >= 0:
+    if _is_int(value) and 0 <= value <= UINTEGER_MAX:
         return None
-    return f"must be a non-negative integer, got {orjson.dumps(value).decode()}"
+    return f"must be an integer from 0 to {UINTEGER_MAX}, got {_shown(value)}"
 
 
 def _position(value: Any) -> str | None:
@@ -94,12 +110,13 @@ def _position(value: Any) -> str | None:
     if not isinstance(value, dict):
         return f"`position` must be an object {{line, character}}, got {_type_name(value)}"
     problems = []
-    for key, low, meaning in (("line", 1, "1-based"), ("character", 0, "0-based, in UTF-8 bytes")):
+    for key, low, high, meaning in (("line", 1, UINTEGER_MAX + 1, "1-based"),
+                                    ("character", 0, UINTEGER_MAX, "0-based, in UTF-8 bytes")):
         if key not in value:
             problems.append(f"missing `position.{key}`")
-        elif not (_is_int(value[key]) and value[key] >= low):
-            problems.append(f"`position.{key}` must be an integer >= {low} ({meaning}), "
-                            f"got {orjson.dumps(value[key]).decode()}")
+        elif not (_is_int(value[key]) and low <= value[key] <= high):
+            problems.append(f"`position.{key}` must be an integer from {low} to {high} ({meaning}), "
+                            f"got {_shown(value[key])}")
     return "; ".join(problems) or None
 
 
@@ -170,8 +187,25 @@ def check_params(op: str, params: Any, root: ProjectRoot | None) -> tuple[dict[s
 # frames
 
 
+def _lenient_loads(line: bytes | str) -> Any:
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is not JSON")
+
+    try:
+        return json.loads(line, parse_constant=refuse)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
 def _valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool))
+    """A string, or a number the answer can carry back exactly."""
+    if isinstance(value, str):
+        return True
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**64
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def parse_request(line: bytes | str, root: ProjectRoot | None = None) -> Request:
@@ -179,18 +213,20 @@ def parse_request(line: bytes | str, root: ProjectRoot | None = None) -> Request
     try:
         frame = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
-        raise FrameRejected(None, ProtocolError(f"unparseable frame: {exc}", _FRAME_RECIPE)) from None
+        frame = _lenient_loads(line)  # valid JSON orjson cannot hold (1e400): still has an id to echo
+        if frame is None:
+            raise FrameRejected(None, ProtocolError(f"unparseable frame: {exc}", _FRAME_RECIPE)) from None
     if not isinstance(frame, dict):
         raise FrameRejected(None, ProtocolError(
             f"unparseable frame: expected a JSON object, got {_type_name(frame)}", _FRAME_RECIPE))
     request_id = frame.get("id")
     if not _valid_id(request_id):
-        got = "no `id`" if "id" not in frame else f"`id` {orjson.dumps(request_id).decode()}"
+        got = "no `id`" if "id" not in frame else f"`id` {_shown(request_id)}"
         raise FrameRejected(None, ProtocolError(
             f"frame has {got}: the id must be a string or a number, chosen by the caller", _FRAME_RECIPE))
     proto = frame.get("proto")
     if proto != ORACLE_PROTOCOL or isinstance(proto, bool):
-        said = "no `proto`" if "proto" not in frame else f"proto {orjson.dumps(proto).decode()}"
+        said = "no `proto`" if "proto" not in frame else f"proto {_shown(proto)}"
         raise FrameRejected(request_id, ProtocolError(
             f"proto mismatch: the frame says {said}, this relay speaks proto {ORACLE_PROTOCOL}",
             f"version note: send \"proto\": {ORACLE_PROTOCOL} on every frame, or use a relay that speaks "
@@ -198,7 +234,7 @@ def parse_request(line: bytes | str, root: ProjectRoot | None = None) -> Request
     op = frame.get("op")
     if not isinstance(op, str) or op not in PARAMS:
         known = ", ".join(OPS)
-        said = "no `op`" if "op" not in frame else f"unknown op {orjson.dumps(op).decode()}"
+        said = "no `op`" if "op" not in frame else f"unknown op {_shown(op)}"
         raise FrameRejected(request_id, ProtocolError(f"{said}; known ops: {known}", f"known ops: {known}"))
     try:
         params, file = check_params(op, frame.get("params"), root)
