@@ -48,7 +48,17 @@ from .output import ToolOutput, as_output
 from .progress import ProgressReporter, activate
 from .tools import ToolSet, _Entry
 from .transport import DEFAULT_MAX_LINE, StdioTransport
-from .wire import REQUEST, classify, decode, decode_exact, encode, error_line, raw_result_line, result_line
+from .wire import (
+    REQUEST,
+    classify,
+    decode,
+    decode_exact,
+    encode,
+    error_line,
+    notification_line,
+    raw_result_line,
+    result_line,
+)
 
 __all__ = ["Server"]
 
@@ -360,7 +370,7 @@ class Server:
     def _send_progress(self, params: dict[str, Any]) -> None:
         if self._dead:
             return
-        self._pending.append(encode({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}))
+        self._pending.append(notification_line("notifications/progress", params))
         self._flush()
 
 

@@ -91,9 +91,6 @@ class ToolSet:
         entry = self._entries.get(name)
         return entry.tool if entry is not None else None
 
-    def entry(self, name: str) -> _Entry | None:
-        return self._entries.get(name)
-
     def descriptors(self) -> list[dict[str, Any]]:
         return [self._entries[name].descriptor for name in sorted(self._entries)]
 
