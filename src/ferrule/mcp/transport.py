@@ -40,7 +40,7 @@ class StdioTransport:
 
     At construction fd 1 is duplicated to a close-on-exec descriptor for frames and pointed at fd 2,
     so a stray `print()` or a child's stdout cannot corrupt the channel; likewise the input moves to
-    a private close-on-exec descriptor and fd 0 is pointed at /dev/null for the session, so a tool
+    a private close-on-exec descriptor and fd 0 is pointed at /dev/null while serving, so a tool
     (or its children) can neither prompt nor swallow protocol bytes. `close()` gives fd 0 back.
     """
 
