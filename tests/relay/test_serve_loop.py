@@ -247,3 +247,13 @@ def test_many_pipelined_frames_are_all_answered_once(root):
     table = by_id(answers)
     assert sorted(table) == list(range(500))
     assert all(table[i]["result"]["params"]["file"] == f"src/f{i % 7}.rs" for i in range(500))
+
+
+def test_end_of_input_during_shutdown_lets_it_finish(root):
+    # `printf '<shutdown>\n' | ferrule serve`: input ends while the analyzer is still shutting down
+    make = factory(delays={("shutdown", None): 0.2})
+    code, answers = run_loop(root, frame(1, "validate", {"file": "src/lib.rs"}) + frame(2, "shutdown"), make)
+    assert code == 0
+    assert by_id(answers)[2] == {"proto": 1, "id": 2, "ok": True, "result": {}}
+    assert [e[:2] for e in make.made.events if e[1] == "shutdown"] == [("start", "shutdown"), ("end", "shutdown")]
+    assert [c[0] for c in make.made.calls].count("shutdown") == 1

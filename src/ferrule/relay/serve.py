@@ -326,7 +326,8 @@ async def serve_async(
 async def _wait_shutdown(relay: Relay) -> None:
     await relay.shutdown_requested.wait()
     assert relay.shutdown_task is not None
-    await relay.shutdown_task
+    # asyncio.wait, not `await task`: cancelling this watcher at end of input must not cancel the op
+    await asyncio.wait([relay.shutdown_task])
 
 
 def _peek_id(line: bytes) -> Any:
