@@ -10,7 +10,7 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[objec
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     print(f"\n## {title}")
     for i, row in enumerate(cells):
-        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
         if i == 0:
             print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     if notes:

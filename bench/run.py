@@ -68,6 +68,7 @@ def run_scripts(quick: bool, only: str | None) -> int:
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         assert spec.loader is not None
+        sys.modules[spec.name] = module  # dataclasses and pickling look their module up by name
         spec.loader.exec_module(module)
         try:
             module.main(quick=quick)
