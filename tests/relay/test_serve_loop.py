@@ -257,3 +257,49 @@ def test_end_of_input_during_shutdown_lets_it_finish(root):
     assert by_id(answers)[2] == {"proto": 1, "id": 2, "ok": True, "result": {}}
     assert [e[:2] for e in make.made.events if e[1] == "shutdown"] == [("start", "shutdown"), ("end", "shutdown")]
     assert [c[0] for c in make.made.calls].count("shutdown") == 1
+
+
+def test_a_budget_counts_from_arrival_including_time_queued(root):
+    # the first op on the file is stuck for 0.5 s; the one queued behind it has 150 ms: it must be
+    # answered `timeout` at its deadline, not after the first finishes, and the Session never runs it
+    import asyncio
+    import io
+    import time
+
+    from ferrule.relay.serve import serve_async
+
+    make = factory(delays={("type", "src/lib.rs"): 0.5})
+    data = (frame("stuck", "type", {"file": "src/lib.rs", "position": POS})
+            + frame("queued", "complete", {"file": "src/lib.rs", "position": POS, "timeout_ms": 150})
+            + frame("next", "validate", {"file": "src/lib.rs"}))
+    times = {}
+
+    class Out(io.BytesIO):
+        def write(self, chunk):
+            for line in chunk.splitlines():
+                times[orjson.loads(line)["id"]] = time.monotonic()
+            return super().write(chunk)
+
+    out = Out()
+    started = time.monotonic()
+    asyncio.run(serve_async(root, io.BytesIO(data), out, session_factory=make))
+    table = by_id([orjson.loads(line) for line in out.getvalue().splitlines()])
+    assert table["queued"]["error"]["kind"] == "timeout"
+    assert "150 ms" in table["queued"]["error"]["message"] and "queued" in table["queued"]["error"]["message"]
+    assert times["queued"] - started < 0.4
+    assert not any(c[0] == "complete" for c in make.made.calls)
+    # the op after it still waited for the stuck one: the file's order holds
+    lib = [(e[0], e[1]) for e in make.made.events if e[2] == "src/lib.rs"]
+    assert lib.index(("start", "validate")) > lib.index(("end", "type"))
+    assert table["next"]["ok"] is True
+
+
+def test_the_session_gets_what_is_left_of_the_budget_and_timeouts_name_the_callers(root):
+    make = factory(delays={("type", "src/lib.rs"): 0.2},
+                   failures={("complete", "src/lib.rs"): OpTimeout.for_op("complete", 3)})
+    data = (frame(1, "type", {"file": "src/lib.rs", "position": POS})
+            + frame(2, "complete", {"file": "src/lib.rs", "position": POS, "timeout_ms": 5000}))
+    _, answers = run_loop(root, data, make)
+    sent = dict(make.made.calls)["complete"]["timeout_ms"]
+    assert 4000 < sent < 4850  # about 200 ms were spent queued
+    assert "5000 ms" in by_id(answers)[2]["error"]["message"]

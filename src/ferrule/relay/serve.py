@@ -10,6 +10,7 @@ end of input (clean analyzer shutdown, exit 0) or a `shutdown` op (answered `{}`
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import stat
 import sys
@@ -24,7 +25,7 @@ import orjson
 
 from ferrule.fastframe import FrameTooLarge, LineFramer
 from ferrule.relay.envelope import FrameRejected, Request, encode_error, encode_result, parse_request
-from ferrule.relay.errors import OracleCrashed, ProtocolError, RelayError
+from ferrule.relay.errors import OpTimeout, OracleCrashed, ProtocolError, RelayError
 from ferrule.relay.paths import ProjectRoot
 
 MAX_FRAME = 64 * 1024 * 1024
@@ -100,7 +101,8 @@ class Relay:
             after = list(self.pending)
         else:
             after = [t for t in (self.barrier, self.tails.get(request.file)) if t is not None and not t.done()]
-        task = asyncio.ensure_future(self._run(request, after, answer))
+        arrived = asyncio.get_running_loop().time()
+        task = asyncio.ensure_future(self._run(request, after, answer, arrived))
         self.pending.add(task)
         task.add_done_callback(lambda done, file=request.file: self._forget(done, file))
         if request.file is None:
@@ -116,29 +118,52 @@ class Relay:
 
     # -- running -----------------------------------------------------------------------------------
 
-    async def _run(self, request: Request, after: Iterable[asyncio.Task[None]], answer: bool) -> None:
+    async def _run(self, request: Request, after: Iterable[asyncio.Task[None]], answer: bool,
+                   arrived: float) -> None:
+        # A caller's `timeout_ms` counts from the frame's arrival: time queued behind earlier ops on
+        # the same file is part of it, and an op still queued when it runs out is answered `timeout`.
+        budget_ms = request.params.get("timeout_ms")
+        loop = asyncio.get_running_loop()
+        deadline = None if budget_ms is None else arrived + budget_ms / 1000
+        params = request.params
         waiting = [t for t in after if not t.done()]
         if waiting:
-            await asyncio.wait(waiting)
+            _, still = await asyncio.wait(waiting, timeout=None if deadline is None else deadline - loop.time())
+            if still:
+                self._fail(request, answer, _queued_too_long(request, budget_ms))
+                await asyncio.wait(still)  # this op's place in the file's order is kept for the next ones
+                return
         try:
-            result = await self.session.call(request.op, request.params)
+            if deadline is not None:
+                left_ms = math.ceil((deadline - loop.time()) * 1000)
+                if left_ms <= 0:
+                    raise _queued_too_long(request, budget_ms)
+                params = {**params, "timeout_ms": left_ms}
+            try:
+                result = await self.session.call(request.op, params)
+            except OpTimeout:
+                if budget_ms is None:
+                    raise
+                raise OpTimeout.for_op(request.op, budget_ms) from None  # the caller's budget, not what was left
         except RelayError as error:  # a failed self-init is retried by the Session on the next op
-            if answer:
-                self.write(encode_error(request.id, error))
-            else:
-                log(f"{error.kind}: {error.message}\n  recipe: {error.recipe}")
+            self._fail(request, answer, error)
             return
         except Exception as exc:  # a relay bug must cost one answer, never the loop
             traceback.print_exc(file=sys.stderr)
-            error = OracleCrashed(f"relay internal error in {request.op}: {type(exc).__name__}: {exc}",
-                                  "retry the op; if it fails again, report the relay's stderr")
-            if answer:
-                self.write(encode_error(request.id, error))
+            self._fail(request, answer, OracleCrashed(
+                f"relay internal error in {request.op}: {type(exc).__name__}: {exc}",
+                "retry the op; if it fails again, report the relay's stderr"))
             return
         if request.op == "init" and not answer:
             log("ready: " + ", ".join(f"{k}={v}" for k, v in result.items()))
         if answer:
             self.write(encode_result(request.id, result))
+
+    def _fail(self, request: Request, answer: bool, error: RelayError) -> None:
+        if answer:
+            self.write(encode_error(request.id, error))
+        else:
+            log(f"{error.kind}: {error.message}\n  recipe: {error.recipe}")
 
     async def drain(self) -> None:
         while self.pending:
@@ -147,6 +172,12 @@ class Relay:
 
 # ---------------------------------------------------------------------------------------------------
 # byte streams: asyncio pipes when the fds are pipes (no thread hop), a reader thread otherwise
+
+
+def _queued_too_long(request: Request, budget_ms: int) -> OpTimeout:
+    error = OpTimeout.for_op(request.op, budget_ms)
+    error.message += f" (it was still queued behind earlier ops on {request.file or 'the session'})"
+    return error
 
 
 class _Intake(asyncio.Protocol):
