@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 PYX    := $(wildcard src/ferrule/*.pyx)
 SHELL  := /bin/bash
 
-.PHONY: demo test test-fast test-wheel bench bench-quick lint build wheel clean
+.PHONY: demo test test-fast test-wheel bench bench-quick peers lint build wheel clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,10 +32,19 @@ test: build
 test-fast: build
 	$(BIN)/python -m pytest -q -m "not live and not slow"
 
-bench: build
+# Peers that pin old dependencies live in their own venv; the relay benchmark drives them from there.
+PEERS_STAMP := .venv-peers/.installed-stamp
+$(PEERS_STAMP):
+	$(PYTHON) -m venv .venv-peers
+	.venv-peers/bin/python -m pip install -q multilspy
+	touch $(PEERS_STAMP)
+
+peers: $(PEERS_STAMP)
+
+bench: build peers
 	source scripts/rust-env.sh && $(BIN)/python bench/run.py
 
-bench-quick: build
+bench-quick: build peers
 	source scripts/rust-env.sh && $(BIN)/python bench/run.py --quick
 
 # The product people install: sdist, a wheel built from that sdist, and a manylinux tag.
