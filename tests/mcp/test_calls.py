@@ -189,6 +189,21 @@ def test_cancellation_matches_the_id_exactly_and_only_earlier_requests(server):
     assert [m["id"] for m in out] == [5, "6", 7]
 
 
+def test_a_cancel_that_is_not_json_rpc_2_is_refused_and_cancels_nothing(server):
+    out = replay(
+        server,
+        (
+            call(1, "record", {"tag": "one"}),
+            {"jsonrpc": "1.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+            call(2, "record", {"tag": "two"}),
+            {"method": "notifications/cancelled", "params": {"requestId": 2}},  # no jsonrpc member
+        ),
+    )
+    assert runs == ["one", "two"]
+    assert [(m["id"], m.get("error", {}).get("code")) for m in out] == [(1, None), (None, -32600), (2, None),
+                                                                       (None, -32600)]
+
+
 def test_a_batch_of_quick_calls_is_answered_in_one_write(server, monkeypatch):
     from ferrule.mcp import server as server_module
 

@@ -14,10 +14,6 @@ TARGETS = load_fuzz_targets()
 
 # Reported defects, by regression file, until their fix lands (see the reliability report).
 PENDING_FIXES = {
-    "mcp_loop/invalid-cancel-notification-acts":
-        "ferrule.mcp.server.Server._handle_batch honours a notifications/cancelled without jsonrpc 2.0",
-    "mcp_loop/invalid-cancel-garbled-key":
-        "the same: a cancel whose `jsonrpc` key is garbled (invalid UTF-8) still cancels",
     "relay_loop/shutdown-answer-lost-at-eof":
         "ferrule.relay.serve.serve_async cancels a running shutdown op when input ends",
 }

@@ -42,8 +42,6 @@ def test_a_valid_cancel_in_the_same_read_suppresses_the_queued_request():
     assert [a["id"] for a in answers] == [8]
 
 
-@pytest.mark.xfail(strict=True, reason="Server._handle_batch takes a cancel from a message that is not "
-                                       "JSON-RPC 2.0 (answered -32600 all the same); fix in the report")
 def test_an_invalid_cancel_is_refused_and_cancels_nothing():
     answers = run_mcp(
         orjson.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping"}),

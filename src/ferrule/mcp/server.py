@@ -172,7 +172,9 @@ class Server:
             item = _decode(line, max_line)
             items.append(item)
             msg = item[0]
-            if type(msg) is dict and msg.get("method") == "notifications/cancelled" and msg.get("id") is None:
+            # Only a valid JSON-RPC 2.0 notification acts; anything else is refused (-32600) and cancels nothing.
+            if (type(msg) is dict and msg.get("method") == "notifications/cancelled" and msg.get("id") is None
+                    and msg.get("jsonrpc") == "2.0"):
                 params = msg.get("params")
                 target = params.get("requestId") if type(params) is dict else None
                 if type(target) is str or type(target) is int:
