@@ -176,9 +176,6 @@ def test_stopped_past_the_budget_times_out_within_ten_percent_then_recovers(rela
     assert launches(relay.log) == [pid], "a stopped analyzer is waited for, not replaced"
 
 
-@pytest.mark.xfail(strict=True, reason="the relay starts an op's budget when the op starts, not when its frame "
-                                       "arrived: one queued behind a stuck op on the same file waits twice; "
-                                       "fix in the report")
 def test_an_op_queued_behind_a_stuck_one_still_answers_within_its_budget(relay):
     pid = analyzer(relay)
     stop(pid)

@@ -13,10 +13,7 @@ from rel_support import FUZZ, load_fuzz_targets
 TARGETS = load_fuzz_targets()
 
 # Reported defects, by regression file, until their fix lands (see the reliability report).
-PENDING_FIXES = {
-    "relay_loop/shutdown-answer-lost-at-eof":
-        "ferrule.relay.serve.serve_async cancels a running shutdown op when input ends",
-}
+PENDING_FIXES: dict[str, str] = {}
 
 
 def cases() -> list:

@@ -11,7 +11,6 @@ import contextlib
 import io
 
 import orjson
-import pytest
 from rel_support import load_fuzz_targets
 
 from ferrule.mcp import ReplayTransport, Server
@@ -94,8 +93,6 @@ def test_shutdown_with_input_still_open_is_answered():
         {"proto": 1, "id": 1, "ok": True, "result": {}}]
 
 
-@pytest.mark.xfail(strict=True, reason="serve_async cancels the shutdown op when input ends while it runs "
-                                       "(_wait_shutdown awaits the task itself); fix in the report")
 def test_shutdown_then_end_of_input_is_answered_and_finished():
     # `printf '<shutdown>\n' | ferrule serve`: input ends while the analyzer is still shutting down.
     answers, session = run_relay(encode_request(1, "validate", {"file": "src/lib.rs"}) + encode_request(2, "shutdown"))
