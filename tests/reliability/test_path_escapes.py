@@ -143,8 +143,6 @@ def test_every_mcp_tool_refuses_every_escape(world, mcp):
     assert all(world["token"] not in line.decode(errors="replace") for line in mcp.raw)
 
 
-@pytest.mark.xfail(strict=True, reason="ferrule.conform.gate.rust_files follows a symlinked .rs file out of "
-                                       "the root: rust_check reads and reports it; fix in the report")
 def test_the_policy_gate_does_not_follow_a_symlink_out_of_the_root(world, mcp):
     watch = AccessWatch(world["outside"])
     result = mcp.tool("rust_check", {})

@@ -58,13 +58,16 @@ def rust_files(policy: Policy) -> list[str]:
     """Root-relative paths of the project's .rs files, sorted; hidden and excluded directories skipped."""
     found: list[str] = []
     root = str(policy.root)
+    inside = os.path.realpath(root) + os.sep
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
         dirnames[:] = sorted(d for d in dirnames
                              if not d.startswith(".") and not policy.is_excluded(f"{rel_dir}{d}/"))
+        # a symlinked file that leads out of the project is not the project's: never read it
         found.extend(f"{rel_dir}{name}" for name in filenames
-                     if name.endswith(".rs") and not policy.is_excluded(f"{rel_dir}{name}"))
+                     if name.endswith(".rs") and not policy.is_excluded(f"{rel_dir}{name}")
+                     and os.path.realpath(os.path.join(dirpath, name)).startswith(inside))
     return sorted(found)
 
 
