@@ -1,6 +1,7 @@
 """The layers of the design, kept by a test: each package imports only the ferrule modules below it.
 
-cli -> tools -> relay -> lsp, conform; mcp stands apart and builds only on capture and fastframe.
+cli -> tools -> relay -> lsp, conform; mcp stands apart and builds only on capture and fastframe
+(tests/mcp/test_layering.py checks, besides, that the transport loads and names nothing of Rust).
 """
 
 from __future__ import annotations
@@ -53,13 +54,3 @@ def test_a_module_imports_only_the_layers_below_it(layer, path):
     }
     assert not stray, f"{layer}/{path.relative_to(PACKAGE / layer)} imports {sorted(stray)}"
 
-
-def test_the_mcp_transport_knows_no_language():
-    """MCP-CORE: nothing in the transport knows a language or the analyzer."""
-    words = ("rust", "lsp", "analyzer", "cargo")
-    for path in (PACKAGE / "mcp").rglob("*.py"):
-        code = "\n".join(
-            line for line in path.read_text(encoding="utf-8").lower().splitlines()
-            if line.lstrip().startswith(("import", "from"))
-        )
-        assert not any(w in code for w in words), f"mcp/{path.name} imports something of {words}"
