@@ -15,7 +15,7 @@ import orjson
 from ferrule.conform.advice import describe
 from ferrule.conform.baseline import BaselineError
 from ferrule.conform.config import ConfigError
-from ferrule.conform.gate import GateResult, run_gate
+from ferrule.conform.gate import GateResult, gate_json, run_gate
 from ferrule.conform.policy import Policy
 from ferrule.conform.rules import RULES
 
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     for path, reason in result.unreadable:
         print(f"ferrule check: {path}: skipped, cannot be read: {reason}", file=sys.stderr)
     if args.format == "json":
-        sys.stdout.buffer.write(orjson.dumps(_as_json(policy, result), option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(orjson.dumps(gate_json(policy, result), option=orjson.OPT_INDENT_2) + b"\n")
     else:
         _print_text(policy, result, args.show_baselined)
     return 0 if result.passed or args.update_baseline else 1
@@ -87,22 +87,3 @@ def _print_text(policy: Policy, result: GateResult, show_baselined: bool) -> Non
         summary += f"; baseline {policy.config.baseline} written (+{added}, -{removed})"
     out.write(summary + ("" if result.passed or result.baseline_written else " - FAILED") + "\n")
 
-
-def _as_json(policy: Policy, result: GateResult) -> dict:
-    return {
-        "root": str(policy.root),
-        "config": policy.origin,
-        "baseline": {"file": policy.config.baseline, "written": result.baseline_written is not None},
-        "passed": result.passed,
-        "counts": result.counts(),
-        "by_rule": result.by_rule(),
-        "findings": [
-            {"path": r.path, "line": r.finding.line, "rule": r.finding.rule, "level": r.finding.level,
-             "message": r.finding.message, "req": RULES[r.finding.rule].req, "fix": RULES[r.finding.rule].fix,
-             "baselined": r.baselined, "scope": r.finding.scope, "snippet": r.finding.snippet}
-            for r in result.reported
-        ],
-        "gone": [{"path": p, "rule": rule, "scope": s, "snippet": snip, "count": n}
-                 for (p, rule, s, snip), n in result.gone],
-        "unreadable": [{"path": p, "reason": why} for p, why in result.unreadable],
-    }

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ferrule.conform.baseline import Key, key_of
 from ferrule.conform.policy import Policy
-from ferrule.conform.rules import Finding
+from ferrule.conform.rules import RULES, Finding
 
 
 @dataclass
@@ -52,6 +52,45 @@ class GateResult:
 
     def by_rule(self) -> dict[str, int]:
         return dict(sorted(Counter(r.finding.rule for r in self.reported).items()))
+
+    def narrowed(self, selection: list[str] | None) -> GateResult:
+        """The same run seen through root-relative files and directories (a directory ends in `/`)."""
+        if selection is None:
+            return self
+
+        def chosen(path: str) -> bool:
+            return any(path == s or (s.endswith("/") and path.startswith(s)) for s in selection)
+
+        return GateResult(
+            files=self.files,
+            lines=self.lines,
+            reported=[r for r in self.reported if chosen(r.path)],
+            gone=[(key, n) for key, n in self.gone if chosen(key[0])],
+            unreadable=[(p, why) for p, why in self.unreadable if chosen(p)],
+            baseline_written=self.baseline_written,
+        )
+
+
+def gate_json(policy: Policy, result: GateResult, paths: list[str] | None = None) -> dict:
+    """The gate's answer as data: `ferrule check --format json` and the MCP tool's structured result."""
+    return {
+        "root": str(policy.root),
+        "config": policy.origin,
+        "paths": paths,  # null: the whole project
+        "baseline": {"file": policy.config.baseline, "written": result.baseline_written is not None},
+        "passed": result.passed,
+        "counts": result.counts(),
+        "by_rule": result.by_rule(),
+        "findings": [
+            {"path": r.path, "line": r.finding.line, "rule": r.finding.rule, "level": r.finding.level,
+             "message": r.finding.message, "req": RULES[r.finding.rule].req, "fix": RULES[r.finding.rule].fix,
+             "baselined": r.baselined, "scope": r.finding.scope, "snippet": r.finding.snippet}
+            for r in result.reported
+        ],
+        "gone": [{"path": p, "rule": rule, "scope": s, "snippet": snip, "count": n}
+                 for (p, rule, s, snip), n in result.gone],
+        "unreadable": [{"path": p, "reason": why} for p, why in result.unreadable],
+    }
 
 
 def rust_files(policy: Policy) -> list[str]:

@@ -8,7 +8,6 @@ step; its report lists each new finding with the cited GUIDE requirement and the
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,8 @@ from typing import Any
 from ferrule.conform.advice import describe
 from ferrule.conform.baseline import BaselineError
 from ferrule.conform.config import ConfigError
-from ferrule.conform.gate import GateResult, Reported, run_gate
+from ferrule.conform.gate import Reported, gate_json, run_gate
 from ferrule.conform.policy import Policy
-from ferrule.conform.rules import RULES
 from ferrule.mcp import ToolOutput
 from ferrule.relay.errors import ProtocolError, RelayError, WorkspaceUnloadable
 from ferrule.relay.paths import ProjectRoot
@@ -38,45 +36,6 @@ def _selection(root: ProjectRoot, paths: Iterable[str]) -> list[str]:
                                 "name files or directories relative to the project root, e.g. `src`")
         chosen.append(file.rel + "/" if file.path.is_dir() else file.rel)
     return chosen
-
-
-def _selected(path: str, selection: list[str] | None) -> bool:
-    return selection is None or any(path == s or (s.endswith("/") and path.startswith(s)) for s in selection)
-
-
-def _finding_json(r: Reported) -> dict[str, Any]:
-    rule = RULES[r.finding.rule]
-    return {"path": r.path, "line": r.finding.line, "rule": r.finding.rule, "level": r.finding.level,
-            "message": r.finding.message, "req": rule.req, "fix": rule.fix, "baselined": r.baselined,
-            "scope": r.finding.scope, "snippet": r.finding.snippet}
-
-
-def gate_result(policy: Policy, result: GateResult, selection: list[str] | None) -> dict[str, Any]:
-    """The gate's answer for the selection, in the shape of `ferrule check --format json`."""
-    reported = [r for r in result.reported if _selected(r.path, selection)]
-    gone = [(key, n) for key, n in result.gone if _selected(key[0], selection)]
-    new = [r for r in reported if r.finding.level == "deny" and not r.baselined]
-    counts = {
-        "files": result.files,
-        "lines": result.lines,
-        "new": len(new),
-        "baselined": sum(1 for r in reported if r.baselined),
-        "warnings": sum(1 for r in reported if r.finding.level == "warn"),
-        "gone": sum(n for _, n in gone),
-    }
-    return {
-        "root": str(policy.root),
-        "config": policy.origin,
-        "paths": selection,
-        "baseline": {"file": policy.config.baseline, "written": False},
-        "passed": not new,
-        "counts": counts,
-        "by_rule": dict(sorted(Counter(r.finding.rule for r in reported).items())),
-        "findings": [_finding_json(r) for r in reported],
-        "gone": [{"path": p, "rule": rule, "scope": s, "snippet": snip, "count": n}
-                 for (p, rule, s, snip), n in gone],
-        "unreadable": [{"path": p, "reason": why} for p, why in result.unreadable if _selected(p, selection)],
-    }
 
 
 def render_gate(answer: dict[str, Any], findings: list[Reported]) -> str:
@@ -130,9 +89,9 @@ class GateTool:
                                           "fix or delete the baseline file, or regenerate it with "
                                           "`ferrule check --update-baseline`")
             return error_output(failure.to_json(), tool=name)
-        answer = gate_result(policy, result, selection)
-        findings = [r for r in result.reported if _selected(r.path, selection)]
-        return ToolOutput(render_gate(answer, findings), is_error=not answer["passed"], structured=answer)
+        seen = result.narrowed(selection)
+        answer = gate_json(policy, seen, selection)
+        return ToolOutput(render_gate(answer, seen.reported), is_error=not answer["passed"], structured=answer)
 
 
-__all__ = ["GateTool", "gate_result", "render_gate"]
+__all__ = ["GateTool", "render_gate"]
