@@ -2,7 +2,7 @@
 """Compiled twin of `ferrule._capture_py`: the stderr capture guard (MCP-CORE section 4).
 
 Same behaviour, with the descriptor work done in C: on the empty path a capture cycle is a few
-syscalls plus flushing `sys.stderr`. The platform code sits in the C block below, switched on
+syscalls plus flushing `sys.stderr`, and a session window one `lseek` at each edge. The platform code sits in the C block below, switched on
 `_WIN32`: dup/dup2/fcntl on POSIX; `_dup`/`_dup2` plus `SetStdHandle` on Windows, because
 `subprocess` children inherit the std handles, not the C runtime's fds.
 """
@@ -19,6 +19,7 @@ from libc.stdio cimport fflush
 
 from ferrule._capture_shared import (
     ACTIVE,
+    DEFAULT_SESSION_THRESHOLD,
     STATE,
     Captured,
     CaptureBusy,
@@ -47,6 +48,8 @@ cdef extern from *:
     #  include <unistd.h>
     #  define FERRULE_WINDOWS 0
     #endif
+
+    #define FERRULE_CHUNK 65536
 
     /* Every helper returning int: -1 with a Python OSError set on failure. */
     static int ferrule_raise_errno(void) {
@@ -136,7 +139,34 @@ cdef extern from *:
             if (r == 0) break;
             got += r;
         }
+        /* The offset is shared with fd 2: writers must go on at the end. */
+        if (_lseeki64(fd, 0, SEEK_END) < 0) return ferrule_raise_errno();
         return got;
+    }
+
+    /* Copy [start, end) of src to dest (-1: nowhere). A failed write drops the rest, as a direct
+       write to that stderr would have failed; -1 with an exception only when reading fails. */
+    static int ferrule_forward(int src, long long start, long long end, int dest) {
+        char *buf = (char *)PyMem_RawMalloc(FERRULE_CHUNK);
+        if (buf == NULL) { PyErr_NoMemory(); return -1; }
+        while (start < end) {
+            Py_ssize_t want = (end - start) < FERRULE_CHUNK ? (Py_ssize_t)(end - start) : FERRULE_CHUNK;
+            Py_ssize_t got = ferrule_pread(src, buf, want, start), done = 0;
+            if (got < 0) { PyMem_RawFree(buf); return -1; }
+            if (got == 0) break;
+            start += got;
+            while (dest >= 0 && done < got) {
+                unsigned int chunk = (unsigned int)(got - done);
+                int w;
+                FERRULE_BEGIN_SUPPRESS_IPH
+                w = _write(dest, buf + done, chunk);
+                FERRULE_END_SUPPRESS_IPH
+                if (w < 0) dest = -1;
+                else done += w;
+            }
+        }
+        PyMem_RawFree(buf);
+        return 0;
     }
 
     static int ferrule_reset(int fd) {
@@ -208,6 +238,43 @@ cdef extern from *:
         return got;
     }
 
+    /* Copy [start, end) of src to dest (-1: nowhere), the GIL released around each syscall. A failed
+       write drops the rest, as a direct write to that stderr would have failed; -1 with an exception
+       when reading fails or a signal handler raises. */
+    static int ferrule_forward(int src, long long start, long long end, int dest) {
+        char *buf = (char *)PyMem_RawMalloc(FERRULE_CHUNK);
+        ssize_t got, w;
+        int err;
+        if (buf == NULL) { PyErr_NoMemory(); return -1; }
+        while (start < end) {
+            size_t want = (end - start) < FERRULE_CHUNK ? (size_t)(end - start) : FERRULE_CHUNK;
+            ssize_t done = 0;
+            Py_BEGIN_ALLOW_THREADS
+            got = pread(src, buf, want, (off_t)start);
+            err = errno;
+            Py_END_ALLOW_THREADS
+            if (got < 0) {
+                if (err == EINTR && PyErr_CheckSignals() == 0) continue;
+                if (err != EINTR) { errno = err; ferrule_raise_errno(); }
+                PyMem_RawFree(buf);
+                return -1;
+            }
+            if (got == 0) break;
+            start += got;
+            while (dest >= 0 && done < got) {
+                Py_BEGIN_ALLOW_THREADS
+                w = write(dest, buf + done, (size_t)(got - done));
+                err = errno;
+                Py_END_ALLOW_THREADS
+                if (w >= 0) done += w;
+                else if (err != EINTR) dest = -1;
+                else if (PyErr_CheckSignals() < 0) { PyMem_RawFree(buf); return -1; }
+            }
+        }
+        PyMem_RawFree(buf);
+        return 0;
+    }
+
     static int ferrule_reset(int fd) {
         if (ftruncate(fd, 0) < 0) return ferrule_raise_errno();
         return lseek(fd, 0, SEEK_SET) < 0 ? ferrule_raise_errno() : 0;
@@ -226,11 +293,12 @@ cdef extern from *:
     long long ferrule_size(int fd) except -1
     Py_ssize_t ferrule_pread(int fd, char *buf, Py_ssize_t n, long long offset) except -1
     int ferrule_reset(int fd) except -1
+    int ferrule_forward(int src, long long start, long long end, int dest) except -1
     void *ferrule_get_std(int fd)
     int ferrule_set_std(int fd, void *handle) except -1
     int ferrule_point_std(int fd) except -1
 
-__all__ = ["StderrCapture", "capture_stderr"]
+__all__ = ["CaptureSession", "StderrCapture", "capture_stderr"]
 
 cdef object _acquire = ACTIVE.acquire
 cdef object _release = ACTIVE.release
@@ -282,13 +350,24 @@ cdef inline void _flush_all(bint stdout_too):
     fflush(NULL)  # C stdio buffers
 
 
-cdef class StderrCapture:
-    """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`."""
+cdef inline bint _stdout_follows():
+    return PyByteArray_AS_STRING(_state)[0] != 0
 
-    cdef readonly object limit
-    cdef Py_ssize_t _limit  # -1: no cap
-    cdef object _captured
-    cdef bint _active
+
+cdef Py_ssize_t _as_limit(object limit) except -2:
+    """-1 for no cap."""
+    cdef Py_ssize_t checked
+    if limit is None:
+        return -1
+    checked = operator.index(limit)
+    if checked < 0:
+        raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")
+    return checked
+
+
+cdef class _Redirect:
+    """fd 2 (and fd 1 when `private_stdout` made it follow fd 2) -> the process's temporary file."""
+
     cdef int _saved
     cdef int _sink
     cdef bint _follow_stdout
@@ -296,58 +375,18 @@ cdef class StderrCapture:
     cdef void *_old_stderr_handle
     cdef void *_old_stdout_handle
 
-    def __cinit__(self, limit=None):
-        if limit is None:
-            self._limit = -1
-        else:
-            self._limit = operator.index(limit)
-            if self._limit < 0:
-                raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")
-        self.limit = limit
+    def __cinit__(self, *args, **kwargs):
         self._saved = -1
+        self._sink = -1
 
-    def __enter__(self):
-        # Made before anything changes: creating it runs Python code, where a KeyboardInterrupt may
-        # land, and past this point no Python code runs between redirecting fd 2 and returning.
-        captured = Captured()
-        if self._active or not _acquire(False):
-            raise CaptureBusy()
-        try:
-            self._start()
-        except BaseException:
-            _release()
-            raise
-        self._active = True
-        self._captured = captured
-        return captured
-
-    def __exit__(self, exc_type, exc, tb):
-        cdef long long size = 0
-        if not self._active:
-            raise RuntimeError("this stderr capture is not active")
-        self._active = False
-        captured = self._captured
-        self._captured = None
-        try:
-            _flush_all(self._follow_stdout)
-            size = ferrule_size(self._sink)
-        finally:
-            try:
-                self._restore()
-            finally:
-                _release()
-        if size:
-            _collect(captured, self._sink, size, self._limit)
-        return None
-
-    cdef int _start(self) except -1:
+    cdef int _redirect(self) except -1:
         cdef int saved = ferrule_dup_private(2, 1)
         if saved == -2:
             # Occupy fd 2 first, so the temporary file cannot be opened onto it (pytest does the same).
             occupy_with_devnull(2)
             saved = -1
         self._saved = saved
-        self._follow_stdout = saved >= 0 and PyByteArray_AS_STRING(_state)[0] != 0
+        self._follow_stdout = saved >= 0 and _stdout_follows()
         self._handles_saved = False
         try:
             self._sink = _sink_fd()
@@ -391,30 +430,191 @@ cdef class StderrCapture:
         return 0
 
 
-cdef int _collect(object captured, int sink, long long size, Py_ssize_t limit) except -1:
-    """Read back what was written (the tail under a cap), decode it, and empty the file."""
-    cdef long long start = size - limit if 0 <= limit < size else 0
-    cdef Py_ssize_t wanted = <Py_ssize_t>(size - start)
+cdef class StderrCapture(_Redirect):
+    """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`."""
+
+    cdef readonly object limit
+    cdef Py_ssize_t _limit  # -1: no cap
+    cdef object _captured
+    cdef bint _active
+
+    def __cinit__(self, limit=None):
+        self._limit = _as_limit(limit)
+        self.limit = limit
+
+    def __enter__(self):
+        # Made before anything changes: creating it runs Python code, where a KeyboardInterrupt may
+        # land, and past this point no Python code runs between redirecting fd 2 and returning.
+        captured = Captured()
+        if self._active or not _acquire(False):
+            raise CaptureBusy()
+        try:
+            self._redirect()
+        except BaseException:
+            _release()
+            raise
+        self._active = True
+        self._captured = captured
+        return captured
+
+    def __exit__(self, exc_type, exc, tb):
+        cdef long long size = 0
+        if not self._active:
+            raise RuntimeError("this stderr capture is not active")
+        self._active = False
+        captured = self._captured
+        self._captured = None
+        try:
+            _flush_all(self._follow_stdout)
+            size = ferrule_size(self._sink)
+        finally:
+            try:
+                self._restore()
+            finally:
+                _release()
+        if size:
+            try:
+                _collect(captured, self._sink, 0, size, self._limit)
+            finally:
+                ferrule_reset(self._sink)  # ready for the next capture, and the disk space back
+        return None
+
+
+cdef class CaptureSession(_Redirect):
+    """A capture redirect that stays in place for a whole run, with one window per tool call.
+
+    `begin()` opens a window, `end(limit)` returns its `Captured`, `forward()` copies what was
+    written between windows to the real stderr. The pure-Python twin's docstring
+    (`ferrule._capture_py.CaptureSession`) states the behaviour and the trade-off in full.
+    """
+
+    cdef readonly long long threshold
+    cdef bint _active
+    cdef long long _start  # where the open window starts; -1 between windows
+    cdef long long _mark  # every byte before it has been read into a window or forwarded
+
+    def __cinit__(self, threshold=DEFAULT_SESSION_THRESHOLD):
+        checked = operator.index(threshold)
+        if checked < 0:
+            raise ValueError(f"threshold must be a byte count >= 0, not {threshold}")
+        self.threshold = checked
+        self._start = -1
+
+    @property
+    def active(self):
+        """Whether the session is open (fd 2 points at the capture file)."""
+        return self._active
+
+    def __enter__(self):
+        if self._active or not _acquire(False):
+            raise CaptureBusy()
+        try:
+            self._redirect()  # the file starts empty
+        except BaseException:
+            _release()
+            raise
+        self._mark = 0
+        self._start = -1
+        self._active = True
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        cdef long long size
+        if not self._active:
+            raise RuntimeError("this capture session is not open")
+        self._active = False
+        self._start = -1  # an open window's bytes are forwarded with the rest: nothing is lost
+        try:
+            try:
+                # `private_stdout` may have run during the session: fd 1 then points at the file too.
+                self._follow_stdout = self._saved >= 0 and _stdout_follows()
+                _flush_all(self._follow_stdout)
+                size = ferrule_size(self._sink)
+                if size > self._mark:
+                    ferrule_forward(self._sink, self._mark, size, self._saved)
+                self._mark = 0
+            finally:
+                self._restore()
+        finally:
+            _release()
+        return None
+
+    def begin(self):
+        """Open a window; returns its offset in the capture file."""
+        cdef long long size
+        if self._start >= 0 or not self._active:
+            if not self._active:
+                raise RuntimeError("the capture session is not open")
+            raise CaptureBusy()
+        _flush_all(_stdout_follows())  # the server's own pending text belongs before the window
+        size = ferrule_size(self._sink)
+        if size != self._mark:
+            size = self._settle(size)
+        self._start = size
+        return size
+
+    def end(self, limit=None):
+        """Close the window: what was written to fd 2 (and fd 1) since `begin()`."""
+        cdef long long size, start = self._start
+        cdef Py_ssize_t checked
+        captured = Captured()
+        if start < 0:
+            raise RuntimeError("no capture window is open")
+        checked = _as_limit(limit)
+        _flush_all(_stdout_follows())
+        size = ferrule_size(self._sink)
+        self._start = -1
+        self._mark = size
+        if size > start:
+            _collect(captured, self._sink, start, size, checked)
+            if size > self.threshold:
+                ferrule_reset(self._sink)
+                self._mark = 0
+        return captured
+
+    def forward(self):
+        """Copy what was written since the last window to the real stderr now (no-op in a window)."""
+        cdef long long size
+        if self._start >= 0 or not self._active:
+            return None
+        _flush_all(_stdout_follows())
+        size = ferrule_size(self._sink)
+        if size != self._mark:
+            self._settle(size)
+        return None
+
+    cdef long long _settle(self, long long size) except -1:
+        """Forward the bytes since the mark; empty the file past the threshold. The new size."""
+        if size > self._mark:
+            ferrule_forward(self._sink, self._mark, size, self._saved)
+        if size > self.threshold:
+            ferrule_reset(self._sink)
+            size = 0
+        self._mark = size
+        return size
+
+
+cdef int _collect(object captured, int sink, long long start, long long end, Py_ssize_t limit) except -1:
+    """Fill `captured` from the bytes [start, end) of the file: the tail under `limit`, decoded."""
+    cdef long long first = end - limit if 0 <= limit < end - start else start
+    cdef Py_ssize_t wanted = <Py_ssize_t>(end - first)
     cdef Py_ssize_t got, skip = 0
     cdef char *buf = <char *>PyMem_Malloc(wanted if wanted > 0 else 1)
     if buf is NULL:
         raise MemoryError()
     try:
-        try:
-            got = ferrule_pread(sink, buf, wanted, start)
-        finally:
-            ferrule_reset(sink)  # ready for the next capture, and the disk space back
-        if start:
+        got = ferrule_pread(sink, buf, wanted, first)
+        if first > start:
             # Never start inside a character: skip its continuation bytes (at most 3 in UTF-8).
             while skip < 3 and skip < got and (<unsigned char>buf[skip] & 0xC0) == 0x80:
                 skip += 1
         text = PyUnicode_DecodeUTF8(buf + skip, got - skip, "replace")
     finally:
         PyMem_Free(buf)
-    captured.size = size
-    if start:
+    captured.size = end - start
+    if first > start:
         captured.truncated = True
-        captured.text = truncation_note(start + skip) + text
+        captured.text = truncation_note(first - start + skip) + text
     else:
         captured.text = text
     return 0

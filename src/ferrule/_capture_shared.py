@@ -51,13 +51,27 @@ class Captured:
         return f"Captured(size={self.size}, truncated={self.truncated}, text={self.text!r})"
 
 
+#: A capture session empties its file between windows once it holds more than this many bytes.
+DEFAULT_SESSION_THRESHOLD = 1 << 20
+
+
 def truncation_note(cut: int) -> str:
     return f"[stderr truncated: the first {cut} bytes were cut]\n"
 
 
 def open_sink() -> IO[bytes]:
-    """The temporary FILE fd 2 points at during a capture: unlinked, unbuffered, not inherited."""
-    return tempfile.TemporaryFile(buffering=0)
+    """The temporary FILE fd 2 points at during a capture: unlinked, unbuffered, not inherited.
+
+    Opened for appending (POSIX), so every writer, a child still running included, writes at the
+    end, also right after the file was emptied.
+    """
+    sink = tempfile.TemporaryFile(buffering=0)
+    if sys.platform != "win32":
+        import fcntl
+
+        fd = sink.fileno()
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+    return sink
 
 
 def dup_private(fd: int) -> int:
@@ -158,6 +172,13 @@ def private_stdout() -> int:
         _private_stdout = protocol
         STATE[0] = 1
         return protocol
+
+
+def private_stdin() -> int:
+    """A private duplicate of fd 0 to read protocol frames from: >= 3, close-on-exec, the caller's
+    to close. Pair it with `stdin_from_devnull()`, so that tools and their children cannot read (and
+    swallow) the protocol input. Raises OSError when fd 0 is closed."""
+    return dup_private(0)
 
 
 @contextmanager

@@ -1,5 +1,9 @@
 """The stderr capture guard and the process's other raw-descriptor work (MCP-CORE section 4).
 
+`capture_stderr()` redirects fd 2 around one block; `CaptureSession` redirects it once for a whole
+run and reads each call's text from a window of the same file (one `lseek` per edge). Both refuse
+to nest. `private_stdout()` and `private_stdin()` keep the protocol channel away from tools.
+
 Chooses the compiled twin (`ferrule._capture`) unless `FERRULE_NO_EXTENSIONS` is set or this is not
 CPython, and falls back to the pure-Python twin (`ferrule._capture_py`) when it is not built.
 """
@@ -10,30 +14,32 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ._capture_shared import CaptureBusy, Captured, private_stdout, stdin_from_devnull
+from ._capture_shared import CaptureBusy, Captured, private_stdin, private_stdout, stdin_from_devnull
 
 NO_EXTENSIONS = bool(os.environ.get("FERRULE_NO_EXTENSIONS")) or sys.implementation.name != "cpython"
 
 if TYPE_CHECKING or NO_EXTENSIONS:
-    from ._capture_py import StderrCapture, capture_stderr
+    from ._capture_py import CaptureSession, StderrCapture, capture_stderr
 
     IMPLEMENTATION = "python"
 else:
     try:
-        from ._capture import StderrCapture, capture_stderr
+        from ._capture import CaptureSession, StderrCapture, capture_stderr
 
         IMPLEMENTATION = "c"
     except ImportError:
-        from ._capture_py import StderrCapture, capture_stderr
+        from ._capture_py import CaptureSession, StderrCapture, capture_stderr
 
         IMPLEMENTATION = "python"
 
 __all__ = [
     "IMPLEMENTATION",
     "CaptureBusy",
+    "CaptureSession",
     "Captured",
     "StderrCapture",
     "capture_stderr",
+    "private_stdin",
     "private_stdout",
     "stdin_from_devnull",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,3 +62,14 @@ def own_stderr(tmp_path: Path):
     Used inside the test body: pytest re-points fd 2 at its own file when the call phase starts.
     """
     return lambda: _stderr_to_file(tmp_path / "original-stderr")
+
+
+@pytest.fixture
+def megabyte_writer(tmp_path: Path) -> tuple[list[str], bytes]:
+    """(argv of a child that writes about 1 MiB of multi-byte UTF-8 to its stderr, those bytes)."""
+    payload = "".join(f"line {i:06d} é € 😀\n" for i in range(45000)).encode()[: 1 << 20]
+    payload = payload[: len(payload.decode("utf-8", "ignore").encode())]  # whole characters only
+    source = tmp_path / "payload"
+    source.write_bytes(payload)
+    child = "import sys; sys.stderr.buffer.write(open(sys.argv[1], 'rb').read()); sys.stderr.flush()"
+    return [sys.executable, "-c", child, str(source)], payload

@@ -1,4 +1,5 @@
-"""stdin_from_devnull: nothing inside the block can wait on stdin; fd 0 comes back after."""
+"""stdin_from_devnull: nothing inside the block can wait on stdin; fd 0 comes back after. private_stdin:
+the protocol input kept where only the server reads it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from ferrule.capture import stdin_from_devnull
+from ferrule.capture import private_stdin, stdin_from_devnull
 
 READER = "import sys; data = sys.stdin.read(); print(repr(data))"
 
@@ -67,3 +68,29 @@ def test_restored_when_the_block_raises():
             with stdin_from_devnull():
                 raise RuntimeError("tool failed")
         assert identity(0) == pipe
+
+
+def test_private_stdin_reads_the_protocol_input_while_tools_see_devnull():
+    with stdin_from_open_pipe() as writer:
+        private = private_stdin()
+        try:
+            assert private >= 3 and not os.get_inheritable(private)
+            assert identity(private) == identity(0)
+            with stdin_from_devnull():
+                os.write(writer, b"frame\n")
+                child = subprocess.run([sys.executable, "-c", READER], capture_output=True, text=True, timeout=60)
+                assert child.stdout.strip() == "''"  # the child saw /dev/null, not the frame
+                assert os.read(private, 100) == b"frame\n"
+        finally:
+            os.close(private)
+
+
+def test_private_stdin_refuses_a_closed_fd0():
+    saved = os.dup(0)
+    try:
+        os.close(0)
+        with pytest.raises(OSError):
+            private_stdin()
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)

@@ -34,7 +34,18 @@ def use_twin(twin: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """In-process: the server's capture guard comes from the chosen twin."""
     module = importlib.import_module("ferrule._capture" if twin == "c" else "ferrule._capture_py")
     monkeypatch.setattr(capture, "capture_stderr", module.capture_stderr)
+    monkeypatch.setattr(capture, "CaptureSession", module.CaptureSession)
     return twin
+
+
+@pytest.fixture(params=["per-call", "session"])
+def capture_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """In-process: the server captures around each call, or through one session for the run (as over
+    stdio); ReplayTransports made in the test follow the choice."""
+    from ferrule.mcp import ReplayTransport
+
+    monkeypatch.setattr(ReplayTransport, "session_capture", request.param == "session")
+    return request.param
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 
 from ferrule.mcp import Server, ToolOutput, ToolSet, progress
@@ -79,6 +80,14 @@ def nap(seconds: float) -> str:
     """Sleeps."""
     time.sleep(seconds)
     return f"slept {seconds}"
+
+
+@tools.tool
+def later(marker: str, seconds: float = 0.05) -> str:
+    """Leaves a thread and a child behind that write to stderr once the call is over."""
+    subprocess.Popen([sys.executable, "-c", f"import sys, time; time.sleep({seconds}); print('child {marker}', file=sys.stderr)"])
+    threading.Thread(target=lambda: (time.sleep(seconds), os.write(2, f"thread {marker}\n".encode()))).start()
+    return f"left {marker} behind"
 
 
 @tools.tool

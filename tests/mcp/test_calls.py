@@ -78,6 +78,13 @@ def record(tag: str) -> str:
 
 
 @tool
+def explode() -> str:
+    """Says something, then raises."""
+    os.write(2, b"about to fail\n")
+    raise RuntimeError("the tool blew up")
+
+
+@tool
 def slow(seconds: float) -> str:
     """Sleeps."""
     time.sleep(seconds)
@@ -85,9 +92,9 @@ def slow(seconds: float) -> str:
 
 
 @pytest.fixture
-def server(use_twin: str) -> Server:
+def server(use_twin: str, capture_mode: str) -> Server:
     runs.clear()
-    return Server("calls", "1", [noisy, quiet, ask, steps, lingering, record, slow], stderr_limit=2000)
+    return Server("calls", "1", [noisy, quiet, ask, steps, lingering, record, slow, explode], stderr_limit=2000)
 
 
 def text_of(message: dict) -> str:
@@ -101,6 +108,32 @@ def test_stderr_of_the_run_children_included_is_appended_to_the_report(server):
     assert body == "report body"
     assert "python stderr line" in stderr and "raw fd 2 line" in stderr and "child stderr line" in stderr
     assert text_of(out[1]) == "just the report"  # nothing captured, nothing appended; no leak from before
+
+
+class LoggingBetweenReads(ReplayTransport):
+    """A replay during whose waits for input something else writes to fd 2 (a thread, a child)."""
+
+    def read_batch(self):
+        os.write(2, b"written while the server waited\n")
+        return super().read_batch()
+
+
+def test_what_is_written_between_calls_reaches_stderr_and_no_report(server, capfd):
+    identities = os.fstat(2).st_ino, os.fstat(1).st_ino
+    transport = LoggingBetweenReads([call(1, "noisy"), call(2, "explode"), call(3, "quiet")])
+    server.run(transport)
+    noisy_report, failed, quiet_report = map(text_of, transport.messages())
+    assert "raw fd 2 line" in noisy_report and "waited" not in noisy_report
+    assert failed.endswith("--- stderr ---\nabout to fail\n")
+    assert quiet_report == "just the report"
+    err = capfd.readouterr().err
+    assert err.count("written while the server waited") == 4  # three calls, then the end of input
+    assert "RuntimeError: the tool blew up" in err and "Traceback" in err
+    assert "about to fail" not in err and "raw fd 2 line" not in err
+    assert (os.fstat(2).st_ino, os.fstat(1).st_ino) == identities
+    from ferrule._capture_shared import ACTIVE
+
+    assert not ACTIVE.locked()
 
 
 def test_captured_stderr_is_bounded_keeping_the_tail(server):

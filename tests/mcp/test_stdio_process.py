@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import orjson
 import pytest
@@ -59,6 +60,33 @@ def test_a_failing_tool_logs_its_traceback_to_the_server_stderr(spawn, twin):
     assert "about to fail" in text_of(answer)
     assert child.close_input() == 0
     assert "Traceback" in child.stderr() and "the tool blew up" in child.stderr()
+
+
+def test_a_failing_tool_traceback_reaches_the_host_log_before_its_answer(spawn, twin):
+    child = spawn(twin)
+    answer = child.ask(call(1, "explode"))
+    assert "about to fail" in text_of(answer)
+    assert "RuntimeError: the tool blew up" in child.stderr()  # not held back until the next call
+    assert "about to fail" not in child.stderr()  # the call's own text went into its report only
+    assert child.close_input() == 0
+
+
+def test_what_a_call_leaves_behind_reaches_the_host_log_not_the_next_report(spawn, twin):
+    child = spawn(twin)
+    assert text_of(child.ask(call(1, "later", {"marker": "m7"}))) == "left m7 behind"
+    time.sleep(1.0)  # the thread and the child speak while the server waits for input
+    assert text_of(child.ask(call(2, "echo", {"text": "clean"}))) == "clean"
+    assert "thread m7" in child.stderr() and "child m7" in child.stderr()
+    assert child.close_input() == 0
+
+
+def test_the_servers_own_stderr_reaches_the_host_log_at_the_end(spawn, twin):
+    child = spawn(twin)
+    child.send(call(1, "later", {"marker": "m8", "seconds": 0.3}))
+    assert text_of(child.recv()) == "left m8 behind"
+    time.sleep(0.8)
+    assert child.close_input() == 0  # nothing more was asked: the exit forwards what is left
+    assert "thread m8" in child.stderr()
 
 
 def test_pipelined_requests_are_answered_in_order(spawn, twin):

@@ -3,6 +3,8 @@
 One thread, no event loop: read whatever the channel holds (many pipelined lines at once), handle
 every complete line in order, and write the answers of one read in one write. Tools run one at a
 time inside the capture guard (MCP-CORE section 4), which is what licenses a process-global redirect.
+Over stdio the redirect is made once for the run (`CaptureSession`) and each call reads its own window
+of the capture file; over other transports each call is captured on its own (`capture_stderr`).
 A `notifications/cancelled` for a request still queued in the same read suppresses that request: it
 is neither run nor answered. A request already running cannot be interrupted (the loop is busy
 running it), and one already answered is past cancelling; both are ignored, as the protocol allows.
@@ -103,6 +105,7 @@ class Server:
         self._dead = False
         self._stdin_guard: Callable[[], Any] | None = None
         self._capture: Callable[..., Any] | None = None
+        self._window: Any = None  # the run's CaptureSession, when the transport lets one stay open
         self._handshake: dict[str, Callable[[Any, Any], bytes]] = {
             "tools/call": self._tools_call,
             "tools/list": self._tools_list,
@@ -123,7 +126,7 @@ class Server:
 
     def run(self, transport: Any = None) -> None:
         """Serve until end of input or a dead channel (stdio when no transport is given)."""
-        from ferrule.capture import capture_stderr, stdin_from_devnull
+        from ferrule.capture import CaptureBusy, CaptureSession, capture_stderr, stdin_from_devnull
 
         own = transport is None
         if own:
@@ -137,7 +140,15 @@ class Server:
         read_batch = getattr(transport, "read_batch", None) or _line_reader(transport)
         self._write = getattr(transport, "write_lines", None) or _line_writer(transport)
         self._dead = False
+        window = None
         try:
+            if getattr(transport, "session_capture", False):
+                window = CaptureSession()
+                try:
+                    window.__enter__()
+                except CaptureBusy:  # a capture is active: each call meets the refusal on its own
+                    window = None
+            self._window = window
             while not self._dead:
                 try:
                     batch = read_batch()
@@ -153,8 +164,13 @@ class Server:
                 if self._pending and not self._dead:
                     self._flush()
         finally:
-            if own:
-                transport.close()
+            self._window = None
+            try:
+                if window is not None:
+                    window.__exit__(None, None, None)  # what the run left in the file reaches stderr
+            finally:
+                if own:
+                    transport.close()
 
     def _flush(self) -> None:
         lines, self._pending = self._pending, []
@@ -339,20 +355,17 @@ class Server:
         if self._pending and not entry.quick:
             self._flush()
         started = perf_counter()
-        failure: BaseException | None = None
+        window = self._window
         try:
-            with self._capture(self.stderr_limit) as captured:  # type: ignore[misc]
+            if window is not None:
+                window.begin()
                 try:
-                    if self._stdin_guard is None:
-                        output = entry.run(args)
-                    else:
-                        with self._stdin_guard():
-                            output = entry.run(args)
-                    if type(output) is not str and type(output) is not ToolOutput:
-                        output = as_output(output)
-                except (Exception, SystemExit) as exc:
-                    failure = exc
-                    output = ToolOutput(_failure_text(name, exc), True)
+                    output, failure = self._invoke(entry, name, args)
+                finally:
+                    captured = window.end(self.stderr_limit)
+            else:
+                with self._capture(self.stderr_limit) as captured:  # type: ignore[misc]
+                    output, failure = self._invoke(entry, name, args)
         finally:
             if reporter is not None:
                 reporter.close()  # nothing for this request may follow its response
@@ -360,6 +373,8 @@ class Server:
         entry.quick = perf_counter() - started < _QUICK_SECONDS
         if failure is not None:
             _log_exception(failure)
+            if window is not None:
+                window.forward()  # the traceback reaches the host's log now, not at the next call
         if isinstance(output, ToolOutput):
             report, is_error, structured = output.report, output.is_error, output.structured
         else:
@@ -368,6 +383,20 @@ class Server:
         if text:
             report = f"{report}\n\n--- stderr ---\n{text}" if report else f"--- stderr ---\n{text}"
         return report, is_error, structured
+
+    def _invoke(self, entry: _Entry, name: str, args: dict[str, Any]) -> tuple[Any, BaseException | None]:
+        """Run the tool: (its output as a str or ToolOutput, the exception it raised or None)."""
+        try:
+            if self._stdin_guard is None:
+                output = entry.run(args)
+            else:
+                with self._stdin_guard():
+                    output = entry.run(args)
+            if type(output) is not str and type(output) is not ToolOutput:
+                output = as_output(output)
+            return output, None
+        except (Exception, SystemExit) as exc:
+            return ToolOutput(_failure_text(name, exc), True), exc
 
     def _send_progress(self, params: dict[str, Any]) -> None:
         if self._dead:

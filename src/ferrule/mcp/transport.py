@@ -5,6 +5,9 @@ A transport may also offer `read_batch()` (every complete line one read brought,
 input) and `write_lines(lines)` (one write for them all); the server uses those when present, which
 is what lets one read of many pipelined requests be answered with one write. Either read may hand
 back a `LineTooLong` in place of a line that broke the bound; the server answers it and goes on.
+Two flags tell the server about the process around it: `stdin_is_private` (fd 0 is already away from
+tools) and `session_capture` (the transport owns the process's stdio for the run, so one capture
+session can stay open for every call instead of a capture per call).
 """
 
 from __future__ import annotations
@@ -46,17 +49,18 @@ class StdioTransport:
 
     # The server need not point fd 0 at /dev/null around each call: it already is.
     stdin_is_private = True
+    # The process's stdio is the server's for the run: one capture session serves every call.
+    session_capture = True
 
     def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
-        from ferrule._capture_shared import dup_private
-        from ferrule.capture import private_stdout, stdin_from_devnull
+        from ferrule.capture import private_stdin, private_stdout, stdin_from_devnull
         from ferrule.fastframe import FrameTooLarge, LineFramer
 
         self._too_large = FrameTooLarge
         self._framer = LineFramer(max_line)
         self.max_line = max_line
         self._out = private_stdout()
-        self._in = dup_private(0)
+        self._in = private_stdin()
         self._devnull: Any = stdin_from_devnull()
         self._devnull.__enter__()
         self._queue: list[Any] = []
@@ -137,10 +141,17 @@ class ReplayTransport:
     `script` items are lines (bytes, str, or a dict/list encoded as JSON), a `LineTooLong` to stand
     for an over-long line, or a tuple of such items that arrive together in one read (so the
     server can look ahead in them, as it does with a chunk read from a pipe). `close_after` makes
-    the channel die (ChannelClosed) once that many lines were written.
+    the channel die (ChannelClosed) once that many lines were written. `session_capture=True` makes
+    the server capture stderr as it does over stdio, through one session for the run.
     """
 
-    def __init__(self, script: Iterable[Any], *, close_after: int | None = None) -> None:
+    session_capture = False
+
+    def __init__(
+        self, script: Iterable[Any], *, close_after: int | None = None, session_capture: bool | None = None
+    ) -> None:
+        if session_capture is not None:
+            self.session_capture = session_capture
         self._batches = deque(list(map(_as_line, item)) if type(item) is tuple else [_as_line(item)] for item in script)
         self._queue: list[Any] = []
         self.output: list[bytes] = []
