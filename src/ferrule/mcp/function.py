@@ -48,6 +48,12 @@ class FunctionTool:
     def run(self, args: dict[str, Any]) -> ToolOutput:
         return as_output(self.invoke(args))
 
+    def direct(self) -> Callable[..., Any] | None:
+        """The function, when `invoke(args)` is exactly `fn(**args)` (sync, no int to coerce); else None."""
+        if self._int_params or self._is_async or type(self).invoke is not FunctionTool.invoke:
+            return None
+        return self.fn
+
     def invoke(self, args: dict[str, Any]) -> Any:
         """The function's own return value (the server turns it into a result without a ToolOutput)."""
         for name in self._int_params:

@@ -68,6 +68,10 @@ DEFAULT_STDERR_LIMIT = 64 * 1024
 _QUICK_SECONDS = 0.002  # a tool faster than this lets the answers ahead of it wait for the batch write
 _CAPABILITIES = {"tools": {"listChanged": False}}
 _MODERN = MODERN_REVISIONS[-1]
+# A plain text answer, in the bytes orjson gives for {"jsonrpc", "id", "result": {"content", "isError"}}.
+_ANSWER_HEAD = b'{"jsonrpc":"2.0","id":'
+_ANSWER_TEXT = b',"result":{"content":[{"type":"text","text":'
+_ANSWER_TAIL = b'}],"isError":false}}'
 
 
 class Server:
@@ -158,7 +162,18 @@ class Server:
                     return
                 self._pending = []
                 if len(batch) == 1:
-                    self._handle(*_decode(batch[0], self.max_line), 0, None)
+                    line = batch[0]
+                    try:  # the common case of _decode, inline
+                        msg = loads(line) if type(line) is bytes and len(line) <= self.max_line else None
+                    except JSONDecodeError:
+                        msg = None
+                    if msg is None:
+                        msg, line = _decode(line, self.max_line)
+                    answer = self._fast_call(msg)
+                    if answer is None:
+                        self._handle(msg, line, 0, None)
+                    else:
+                        self._pending.append(answer)
                 else:
                     self._handle_batch(batch)
                 if self._pending and not self._dead:
@@ -197,9 +212,15 @@ class Server:
                     if cancels is None:
                         cancels = {}
                     cancels[target] = index
+        fast_call = self._fast_call if cancels is None else None
         for index, (msg, line) in enumerate(items):
             if self._dead:
                 return
+            if fast_call is not None:
+                answer = fast_call(msg)
+                if answer is not None:
+                    self._pending.append(answer)  # after the call: a flush inside it swaps the list
+                    continue
             self._handle(msg, line, index, cancels)
 
     def _handle(self, msg: Any, line: bytes, index: int, cancels: dict[Any, int] | None) -> None:
@@ -310,6 +331,37 @@ class Server:
 
     # -- tools/call -------------------------------------------------------------------------------
 
+    def _fast_call(self, msg: Any) -> bytes | None:
+        """The common `tools/call` (handshake era, no `_meta`, valid arguments) answered without the
+        general dispatch; None, before anything ran, for every other message: `_handle` takes it."""
+        if not (
+            type(msg) is dict
+            and msg.get("method") == "tools/call"
+            and type(params := msg.get("params")) is dict
+            and "_meta" not in params
+            and (type(msg_id := msg.get("id")) is int or type(msg_id) is str)
+            and msg.get("jsonrpc") == "2.0"
+            and type(name := params.get("name")) is str
+            and (entry := self._tool_entry(name)) is not None
+        ):
+            return None
+        args = params.get("arguments")
+        if args is None:
+            args = {}
+        elif type(args) is not dict or entry.check(args) is not None:
+            return None
+        try:
+            report, is_error, structured = self._execute(entry, name, args)
+        except Exception as exc:  # a fault of ours (the capture refused, say) answers -32603, as in _handle
+            _log_exception(exc)
+            return error_line(msg_id, InternalError(repr(exc)).to_error())
+        if not is_error and structured is None:
+            try:
+                return b"".join((_ANSWER_HEAD, dumps(msg_id), _ANSWER_TEXT, dumps(report), _ANSWER_TAIL))
+            except TypeError:  # a lone surrogate in the report: the general encoder says how
+                pass
+        return self._answer(msg_id, name, report, is_error, structured, self.revision, False)
+
     def _call(self, msg_id: Any, params: Any, revision: str, stateless: bool) -> bytes:
         if params is None or type(name := params.get("name")) is not str:
             raise InvalidParams("tools/call needs params.name (a string)")
@@ -326,6 +378,11 @@ class Server:
             report, is_error, structured = self._run(entry, name, args, params.get("_meta"), revision)
         else:
             report, is_error, structured = f"invalid arguments for tool {name!r}: {reason}", True, None
+        return self._answer(msg_id, name, report, is_error, structured, revision, stateless)
+
+    def _answer(
+        self, msg_id: Any, name: str, report: str, is_error: bool, structured: Any, revision: str, stateless: bool
+    ) -> bytes:
         result: dict[str, Any] = {"content": [{"type": "text", "text": report}], "isError": is_error}
         if structured is not None and has_structured_content(revision):
             result["structuredContent"] = structured
@@ -345,58 +402,62 @@ class Server:
             return result_line(msg_id, result)
 
     def _run(self, entry: _Entry, name: str, args: dict[str, Any], meta: Any, revision: str) -> tuple[str, bool, Any]:
-        """Run a tool inside the capture guard: (report with the captured stderr, is_error, structured)."""
+        """`_execute`, with a progress reporter for the run when the request carries a token."""
         reporter = None
         if meta is not None and type(meta) is dict:
             token = meta.get("progressToken")
             if type(token) is str or type(token) is int:
                 reporter = ProgressReporter(token, self._send_progress, has_progress_message(revision))
                 activate(reporter)
-        if self._pending and not entry.quick:
-            self._flush()
-        started = perf_counter()
-        window = self._window
         try:
-            if window is not None:
-                window.begin()
-                try:
-                    output, failure = self._invoke(entry, name, args)
-                finally:
-                    captured = window.end(self.stderr_limit)
-            else:
-                with self._capture(self.stderr_limit) as captured:  # type: ignore[misc]
-                    output, failure = self._invoke(entry, name, args)
+            return self._execute(entry, name, args)
         finally:
             if reporter is not None:
                 reporter.close()  # nothing for this request may follow its response
                 activate(None)
+
+    def _execute(self, entry: _Entry, name: str, args: dict[str, Any]) -> tuple[str, bool, Any]:
+        """Run a tool inside the capture guard: (report with the captured stderr, is_error, structured)."""
+        if self._pending and not entry.quick:
+            self._flush()
+        started = perf_counter()
+        window = self._window
+        if window is not None:
+            window.begin()
+        else:
+            guard = self._capture(self.stderr_limit)  # type: ignore[misc]
+            captured = guard.__enter__()
+        failure = None
+        try:
+            direct = entry.direct
+            if self._stdin_guard is None:
+                output = direct(**args) if direct is not None else entry.run(args)
+            else:
+                with self._stdin_guard():
+                    output = direct(**args) if direct is not None else entry.run(args)
+            if type(output) is not str and type(output) is not ToolOutput:
+                output = as_output(output)
+        except (Exception, SystemExit) as exc:
+            failure = exc
+            output = ToolOutput(_failure_text(name, exc), True)
+        finally:
+            if window is not None:
+                captured = window.end(self.stderr_limit)
+            else:
+                guard.__exit__(None, None, None)
         entry.quick = perf_counter() - started < _QUICK_SECONDS
         if failure is not None:
             _log_exception(failure)
             if window is not None:
                 window.forward()  # the traceback reaches the host's log now, not at the next call
-        if isinstance(output, ToolOutput):
-            report, is_error, structured = output.report, output.is_error, output.structured
-        else:
+        if type(output) is str:
             report, is_error, structured = output, False, None
+        else:
+            report, is_error, structured = output.report, output.is_error, output.structured
         text = captured.text
         if text:
             report = f"{report}\n\n--- stderr ---\n{text}" if report else f"--- stderr ---\n{text}"
         return report, is_error, structured
-
-    def _invoke(self, entry: _Entry, name: str, args: dict[str, Any]) -> tuple[Any, BaseException | None]:
-        """Run the tool: (its output as a str or ToolOutput, the exception it raised or None)."""
-        try:
-            if self._stdin_guard is None:
-                output = entry.run(args)
-            else:
-                with self._stdin_guard():
-                    output = entry.run(args)
-            if type(output) is not str and type(output) is not ToolOutput:
-                output = as_output(output)
-            return output, None
-        except (Exception, SystemExit) as exc:
-            return ToolOutput(_failure_text(name, exc), True), exc
 
     def _send_progress(self, params: dict[str, Any]) -> None:
         if self._dead:

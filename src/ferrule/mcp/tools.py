@@ -29,7 +29,7 @@ class Tool(Protocol):
 class _Entry:
     """A registered tool with what the server needs per call, computed once."""
 
-    __slots__ = ("tool", "descriptor", "check", "run", "quick")
+    __slots__ = ("tool", "descriptor", "check", "run", "direct", "quick")
 
     def __init__(self, tool: Tool, descriptor: dict[str, Any], check: Check) -> None:
         self.tool = tool
@@ -37,6 +37,8 @@ class _Entry:
         self.check = check
         # A function tool hands back its function's own value; the server converts it (as_output).
         self.run = tool.invoke if isinstance(tool, FunctionTool) else tool.run
+        # The function itself, when calling it with the arguments as keywords is all `invoke` does.
+        self.direct = tool.direct() if isinstance(tool, FunctionTool) else None
         # Whether its last run was fast: answers queued ahead of a fast tool wait for the batch write.
         self.quick = False
 

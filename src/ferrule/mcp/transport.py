@@ -81,16 +81,17 @@ class StdioTransport:
                 data = b"\n" if self._framer.pending else b""
                 if not data:
                     return None
-            lines = self._frame(data)
+            try:
+                lines = self._framer.feed(data)
+            except self._too_large as exc:
+                lines = self._over_long(exc)
             if lines:
                 return lines
 
-    def _frame(self, data: bytes) -> list[Any]:
+    def _over_long(self, first: Any) -> list[Any]:
+        """The lines of a read that broke the bound: LineTooLong in place of each over-long line."""
         framer = self._framer
-        try:
-            return framer.feed(data)
-        except self._too_large as exc:
-            lines: list[Any] = [*exc.lines, LineTooLong(exc.limit)]
+        lines: list[Any] = [*first.lines, LineTooLong(first.limit)]
         # Lines after the over-long one may already be buffered, or be over-long themselves.
         while True:
             try:
