@@ -23,6 +23,7 @@ from ferrule._capture_shared import (
     STATE,
     Captured,
     CaptureBusy,
+    never_buffers,
     occupy_with_devnull,
     open_sink,
     truncation_note,
@@ -301,6 +302,7 @@ cdef extern from *:
 __all__ = ["CaptureSession", "StderrCapture", "capture_stderr"]
 
 cdef object _acquire = ACTIVE.acquire
+cdef object _captured_new = Captured.__new__
 cdef object _release = ACTIVE.release
 cdef object _state = STATE
 
@@ -333,21 +335,50 @@ if hasattr(os, "register_at_fork"):
 cdef dict _sys_dict = sys.__dict__
 
 
-cdef inline void _flush_python(str name):
-    cdef PyObject *stream = PyDict_GetItem(_sys_dict, name)  # borrowed; sys.stderr may be replaced
-    if stream is NULL or <object>stream is None:
-        return
-    try:
-        (<object>stream).flush()
-    except (OSError, ValueError):  # closed or broken: nothing pending can reach the fd anyway
-        pass
+cdef class _Flusher:
+    """Flushes `sys.<name>` (whatever object it is now), skipping a stream that never holds text
+    back (`never_buffers`); what it learnt about a stream is kept while it stays the same object."""
+
+    cdef str name
+    cdef object stream
+    cdef object flush
+
+    def __cinit__(self, str name):
+        self.name = name
+
+    cdef void run(self):
+        cdef PyObject *found = PyDict_GetItem(_sys_dict, self.name)  # borrowed; sys.stderr may be replaced
+        if found is NULL or <object>found is None:
+            return
+        if <object>found is not self.stream:
+            self.stream = <object>found
+            self.flush = None if never_buffers(self.stream) else getattr(self.stream, "flush", None)
+        if self.flush is None:
+            return
+        try:
+            self.flush()
+        except (OSError, ValueError):  # closed or broken: nothing pending can reach the fd anyway
+            pass
+
+
+cdef _Flusher _stderr_flusher = _Flusher("stderr")
+cdef _Flusher _stdout_flusher = _Flusher("stdout")
 
 
 cdef inline void _flush_all(bint stdout_too):
-    _flush_python("stderr")
+    _stderr_flusher.run()
     if stdout_too:
-        _flush_python("stdout")
+        _stdout_flusher.run()
     fflush(NULL)  # C stdio buffers
+
+
+cdef object _new_captured():
+    """An empty Captured, without running its Python __init__ (the hot path of a window)."""
+    cdef object captured = _captured_new(Captured)
+    captured.text = ""
+    captured.truncated = False
+    captured.size = 0
+    return captured
 
 
 cdef inline bint _stdout_follows():
@@ -557,7 +588,7 @@ cdef class CaptureSession(_Redirect):
         """Close the window: what was written to fd 2 (and fd 1) since `begin()`."""
         cdef long long size, start = self._start
         cdef Py_ssize_t checked
-        captured = Captured()
+        captured = _new_captured()
         if start < 0:
             raise RuntimeError("no capture window is open")
         checked = _as_limit(limit)

@@ -23,9 +23,9 @@ from ._capture_shared import (
     STATE,
     CaptureBusy,
     Captured,
+    StreamFlusher,
     dup_private,
     fd_is_valid,
-    flush_stream,
     occupy_with_devnull,
     open_sink,
     truncation_note,
@@ -110,11 +110,15 @@ def _empty(sink: int) -> None:
     os.lseek(sink, 0, os.SEEK_SET)
 
 
+_flush_stderr = StreamFlusher("stderr")
+_flush_stdout = StreamFlusher("stdout")
+
+
 def _flush_all(stdout_too: object) -> None:
     """Buffered Python and C output must reach the fd before it moves or its size is read."""
-    flush_stream(sys.stderr)
+    _flush_stderr()
     if stdout_too:
-        flush_stream(sys.stdout)
+        _flush_stdout()
     _fflush_all()
 
 

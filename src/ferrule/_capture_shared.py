@@ -6,11 +6,12 @@ p26): the transport calls `private_stdout` and `stdin_from_devnull` instead of t
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO
 
@@ -144,6 +145,45 @@ def flush_stream(stream: IO[str] | None) -> None:
             stream.flush()
         except (OSError, ValueError):  # closed or broken: nothing pending can reach the fd anyway
             pass
+
+
+def never_buffers(stream: object) -> bool:
+    """Whether a text stream passes every write straight to its fd, so that flushing it has nothing
+    to do: a write-through text layer over an unbuffered file (sys.stderr and sys.stdout under
+    `python -u` or PYTHONUNBUFFERED)."""
+    try:
+        return (
+            type(stream) is io.TextIOWrapper
+            and bool(stream.write_through)
+            and type(stream.buffer) is io.FileIO
+        )
+    except Exception:  # a stream object of someone else's making: flush it
+        return False
+
+
+class StreamFlusher:
+    """Flushes `sys.<name>` (whatever object it is now), skipping a stream that never holds text
+    back. What it learnt about a stream is kept while `sys.<name>` stays the same object."""
+
+    __slots__ = ("name", "_stream", "_flush")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._stream: object = None
+        self._flush: Callable[[], object] | None = None
+
+    def __call__(self) -> None:
+        stream = sys.__dict__.get(self.name)
+        if stream is None:
+            return
+        if stream is not self._stream:
+            self._stream = stream
+            self._flush = None if never_buffers(stream) else getattr(stream, "flush", None)
+        if self._flush is not None:
+            try:
+                self._flush()
+            except (OSError, ValueError):  # closed or broken: nothing pending can reach the fd anyway
+                pass
 
 
 _private_stdout: int | None = None

@@ -269,17 +269,24 @@ frames = private_stdout()
 with twin.CaptureSession() as session:
     print("stray print between windows")
     session.begin()
-    print("print in a window")
+    print("print in a window", flush=True)
     subprocess.run([sys.executable, "-c", "print('child stdout in a window')"], check=True)
+    print("print left in the buffer")  # the window's end flushes it
     seen = session.end()
     os.write(frames, ("frame: " + repr(seen.text) + "\n").encode())
 print("print after the session", flush=True)
 """
 
 
-def test_fd1_follows_fd2_when_stdout_is_private(twin):
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_fd1_follows_fd2_when_stdout_is_private(twin, unbuffered):
     name = "python" if twin.__name__.endswith("_py") else "c"
-    done = subprocess.run([sys.executable, "-c", STDOUT_SCRIPT, name], capture_output=True, text=True, timeout=60)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:  # sys.stdout and sys.stderr then write straight through: nothing to flush
+        env["PYTHONUNBUFFERED"] = "1"
+    done = subprocess.run([sys.executable, "-c", STDOUT_SCRIPT, name], capture_output=True, text=True, timeout=60,
+                          env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["frame: 'print in a window\\nchild stdout in a window\\n'"]
+    assert done.stdout.splitlines() == [
+        "frame: 'print in a window\\nchild stdout in a window\\nprint left in the buffer\\n'"]
     assert done.stderr.splitlines() == ["stray print between windows", "print after the session"]

@@ -176,8 +176,11 @@ class Server:
                         self._pending.append(answer)
                 else:
                     self._handle_batch(batch)
-                if self._pending and not self._dead:
-                    self._flush()
+                if self._pending and not self._dead:  # the read's answers in one write
+                    try:
+                        self._write(self._pending)
+                    except ChannelClosed:
+                        self._dead = True
         finally:
             self._window = None
             try:
