@@ -142,6 +142,7 @@ def test_tools_call_grammar_errors(server):
     ("arguments", "needle"),
     [
         ({}, "missing required argument 'text'"),
+        (None, "missing required argument 'text'"),  # no `arguments` at all
         ({"text": 5}, "argument 'text': expected string, got integer"),
         ({"text": None}, "argument 'text': expected string, got null"),
         ({"text": "x", "loud": True}, "unexpected argument 'loud'"),

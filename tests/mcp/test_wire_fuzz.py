@@ -1,21 +1,40 @@
 """Whatever arrives, the loop answers at most once per line, only with well-formed responses, and
-keeps serving: a ping sent after the noise is always answered."""
+keeps serving: a ping sent after the noise is always answered. The short path for common calls
+answers byte for byte as the general dispatch does."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_helpers import call, request
 
-from ferrule.mcp import ReplayTransport, Server, tool
+from ferrule.mcp import ReplayTransport, Server, ToolOutput, tool
 
 
 @tool
 def echo(text: str, times: int = 1) -> str:
     """Echo the text back."""
     return text * times
+
+
+@tool
+def shapes(kind: str = "text", count: int = 0) -> object:
+    """Returns each kind of value a tool may return, and says something on stderr."""
+    os.write(2, b"shapes says %d\n" % count)
+    if kind == "dict":
+        return {"count": count}
+    if kind == "error":
+        return ToolOutput(f"refused {count}", is_error=True)
+    if kind == "raise":
+        raise ValueError(f"no {count}")
+    if kind == "surrogate":
+        return "\ud800"
+    return "x" * count
 
 
 SERVER = Server("fuzz", "1", [echo], max_line=4096)
@@ -70,3 +89,32 @@ def test_any_input_gets_well_formed_answers_and_the_loop_survives(batches):
             assert msg["error"]["code"] != -32603, msg  # no input makes the server itself fail
     assert out[-2] == {"jsonrpc": "2.0", "id": "final", "result": {}}
     assert out[-1]["result"]["content"][0]["text"] == "ok"
+
+
+calls = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "2.0", "2.0", "1.0"]), "method": st.sampled_from(["tools/call"] * 3 + ["ping"])},
+    optional={"id": ids, "params": st.fixed_dictionaries(
+        {"name": st.sampled_from(["echo", "shapes", "shapes", "nope"])},
+        optional={"arguments": st.fixed_dictionaries({}, optional={
+            "text": st.text(max_size=5) | json_values, "times": st.integers(-1, 3) | st.floats(0, 3),
+            "kind": st.sampled_from(["text", "dict", "error", "raise", "surrogate", "other"]),
+            "count": st.integers(0, 3) | st.text(max_size=2)}) | json_values,
+            "_meta": st.fixed_dictionaries({}, optional={"progressToken": st.integers(0, 9)})})},
+)
+
+
+def answers(server: Server, script: list) -> list[bytes]:
+    transport = ReplayTransport(script)
+    with contextlib.redirect_stderr(io.StringIO()):  # the tracebacks of the tool that raises
+        server.run(transport)
+    return transport.output
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(calls.map(to_line), min_size=1, max_size=4), st.sampled_from(["2025-11-25", "2025-03-26"]))
+def test_the_short_path_answers_as_the_general_dispatch_does(lines, revision):
+    handshake = request(0, "initialize", {"protocolVersion": revision})
+    script = [handshake, *lines, tuple(lines)]  # each call on its own read, then all in one read
+    short, general = Server("s", "1", [echo, shapes]), Server("s", "1", [echo, shapes])
+    general._fast_call = lambda msg: None  # type: ignore[method-assign]
+    assert answers(short, script) == answers(general, script)

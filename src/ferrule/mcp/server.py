@@ -144,6 +144,9 @@ class Server:
         read_batch = getattr(transport, "read_batch", None) or _line_reader(transport)
         self._write = getattr(transport, "write_lines", None) or _line_writer(transport)
         self._dead = False
+        max_line = self.max_line
+        fast_call = self._fast_call
+        write = self._write
         window = None
         try:
             if getattr(transport, "session_capture", False):
@@ -164,12 +167,12 @@ class Server:
                 if len(batch) == 1:
                     line = batch[0]
                     try:  # the common case of _decode, inline
-                        msg = loads(line) if type(line) is bytes and len(line) <= self.max_line else None
+                        msg = loads(line) if type(line) is bytes and len(line) <= max_line else None
                     except JSONDecodeError:
                         msg = None
                     if msg is None:
-                        msg, line = _decode(line, self.max_line)
-                    answer = self._fast_call(msg)
+                        msg, line = _decode(line, max_line)
+                    answer = fast_call(msg)
                     if answer is None:
                         self._handle(msg, line, 0, None)
                     else:
@@ -178,7 +181,7 @@ class Server:
                     self._handle_batch(batch)
                 if self._pending and not self._dead:  # the read's answers in one write
                     try:
-                        self._write(self._pending)
+                        write(self._pending)
                     except ChannelClosed:
                         self._dead = True
         finally:
@@ -351,7 +354,9 @@ class Server:
         args = params.get("arguments")
         if args is None:
             args = {}
-        elif type(args) is not dict or entry.check(args) is not None:
+        elif type(args) is not dict:
+            return None
+        if entry.check(args) is not None:
             return None
         try:
             report, is_error, structured = self._execute(entry, name, args)
