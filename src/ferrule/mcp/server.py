@@ -69,6 +69,7 @@ _QUICK_SECONDS = 0.002  # a tool faster than this lets the answers ahead of it w
 _CAPABILITIES = {"tools": {"listChanged": False}}
 _MODERN = MODERN_REVISIONS[-1]
 # A plain text answer, in the bytes orjson gives for {"jsonrpc", "id", "result": {"content", "isError"}}.
+_ID_TYPES = frozenset({int, str})  # exactly: a bool is not an id
 _ANSWER_HEAD = b'{"jsonrpc":"2.0","id":'
 _ANSWER_TEXT = b',"result":{"content":[{"type":"text","text":'
 _ANSWER_TAIL = b'}],"isError":false}}'
@@ -101,7 +102,8 @@ class Server:
         self.revision = NEWEST_HANDSHAKE  # the handshake era's revision until `initialize` says otherwise
         self._info = {"name": name, "version": version}
         self._stamp = {SERVER_INFO_KEY: self._info}
-        self._tool_entry = self.tools._entries.get
+        self._entries = self.tools._entries
+        self._tool_entry = self._entries.get
         self._lists: tuple[int, bytes, bytes] | None = None
         self._discover = self._discover_result()
         self._pending: list[bytes] = []
@@ -173,10 +175,13 @@ class Server:
                     if msg is None:
                         msg, line = _decode(line, max_line)
                     answer = fast_call(msg)
-                    if answer is None:
-                        self._handle(msg, line, 0, None)
-                    else:
-                        self._pending.append(answer)
+                    if answer is not None:  # a lone answer: written as it is, nothing else queued
+                        try:
+                            write([answer])
+                        except ChannelClosed:
+                            self._dead = True
+                        continue
+                    self._handle(msg, line, 0, None)
                 else:
                     self._handle_batch(batch)
                 if self._pending and not self._dead:  # the read's answers in one write
@@ -340,16 +345,16 @@ class Server:
     def _fast_call(self, msg: Any) -> bytes | None:
         """The common `tools/call` (handshake era, no `_meta`, valid arguments) answered without the
         general dispatch; None, before anything ran, for every other message: `_handle` takes it."""
-        if not (
-            type(msg) is dict
-            and msg.get("method") == "tools/call"
-            and type(params := msg.get("params")) is dict
-            and "_meta" not in params
-            and (type(msg_id := msg.get("id")) is int or type(msg_id) is str)
-            and msg.get("jsonrpc") == "2.0"
-            and type(name := params.get("name")) is str
-            and (entry := self._tool_entry(name)) is not None
-        ):
+        try:  # orjson gives plain dicts: a missing key or a value of another kind ends the short path
+            if msg["method"] != "tools/call" or msg["jsonrpc"] != "2.0":
+                return None
+            params = msg["params"]
+            msg_id = msg["id"]
+            name = params["name"]
+            entry = self._entries[name]  # only str names are registered: a found name is a str
+        except (KeyError, TypeError):
+            return None
+        if type(params) is not dict or "_meta" in params or type(msg_id) not in _ID_TYPES:
             return None
         args = params.get("arguments")
         if args is None:

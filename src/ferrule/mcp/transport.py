@@ -113,7 +113,13 @@ class StdioTransport:
 
     def write_lines(self, lines: list[bytes]) -> None:
         lines.append(b"")
-        self._write(b"\n".join(lines))
+        data = b"\n".join(lines)
+        try:
+            written = os.write(self._out, data)
+        except OSError as exc:  # EPIPE: the host is gone
+            raise _closed(exc) from exc
+        if written < len(data):
+            self._write(data[written:])
 
     def write_line(self, line: bytes) -> None:
         self._write(line + b"\n")
@@ -126,7 +132,7 @@ class StdioTransport:
                 data = data[written:]
                 written = os.write(fd, data)
         except OSError as exc:  # EPIPE: the host is gone
-            raise ChannelClosed(f"the protocol channel is closed ({exc.strerror})") from exc
+            raise _closed(exc) from exc
 
     def close(self) -> None:
         """Give fd 0 back (the frame descriptors stay: fd 1 remains private for the process)."""
@@ -194,6 +200,10 @@ class ReplayTransport:
     def messages(self) -> list[Any]:
         """The recorded output, decoded."""
         return [loads(line) for line in self.output]
+
+
+def _closed(exc: OSError) -> ChannelClosed:
+    return ChannelClosed(f"the protocol channel is closed ({exc.strerror})")
 
 
 def _as_line(item: Any) -> Any:
