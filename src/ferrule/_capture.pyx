@@ -390,7 +390,7 @@ cdef Py_ssize_t _as_limit(object limit) except -2:
     cdef Py_ssize_t checked
     if limit is None:
         return -1
-    checked = operator.index(limit)
+    checked = limit if type(limit) is int else operator.index(limit)
     if checked < 0:
         raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")
     return checked

@@ -364,16 +364,10 @@ class Server:
         if entry.check(args) is not None:
             return None
         try:
-            report, is_error, structured = self._execute(entry, name, args)
+            return self._execute(msg_id, entry, name, args, self.revision, False)
         except Exception as exc:  # a fault of ours (the capture refused, say) answers -32603, as in _handle
             _log_exception(exc)
             return error_line(msg_id, InternalError(repr(exc)).to_error())
-        if not is_error and structured is None:
-            try:
-                return b"".join((_ANSWER_HEAD, dumps(msg_id), _ANSWER_TEXT, dumps(report), _ANSWER_TAIL))
-            except TypeError:  # a lone surrogate in the report: the general encoder says how
-                pass
-        return self._answer(msg_id, name, report, is_error, structured, self.revision, False)
 
     def _call(self, msg_id: Any, params: Any, revision: str, stateless: bool) -> bytes:
         if params is None or type(name := params.get("name")) is not str:
@@ -387,11 +381,10 @@ class Server:
         elif type(args) is not dict:
             raise InvalidParams("tools/call params.arguments must be an object")
         reason = entry.check(args)
-        if reason is None:
-            report, is_error, structured = self._run(entry, name, args, params.get("_meta"), revision)
-        else:
-            report, is_error, structured = f"invalid arguments for tool {name!r}: {reason}", True, None
-        return self._answer(msg_id, name, report, is_error, structured, revision, stateless)
+        if reason is not None:
+            report = f"invalid arguments for tool {name!r}: {reason}"
+            return self._answer(msg_id, name, report, True, None, revision, stateless)
+        return self._run(msg_id, entry, name, args, params.get("_meta"), revision, stateless)
 
     def _answer(
         self, msg_id: Any, name: str, report: str, is_error: bool, structured: Any, revision: str, stateless: bool
@@ -414,7 +407,9 @@ class Server:
             result["isError"] = True
             return result_line(msg_id, result)
 
-    def _run(self, entry: _Entry, name: str, args: dict[str, Any], meta: Any, revision: str) -> tuple[str, bool, Any]:
+    def _run(
+        self, msg_id: Any, entry: _Entry, name: str, args: dict[str, Any], meta: Any, revision: str, stateless: bool
+    ) -> bytes:
         """`_execute`, with a progress reporter for the run when the request carries a token."""
         reporter = None
         if meta is not None and type(meta) is dict:
@@ -423,14 +418,16 @@ class Server:
                 reporter = ProgressReporter(token, self._send_progress, has_progress_message(revision))
                 activate(reporter)
         try:
-            return self._execute(entry, name, args)
+            return self._execute(msg_id, entry, name, args, revision, stateless)
         finally:
             if reporter is not None:
                 reporter.close()  # nothing for this request may follow its response
                 activate(None)
 
-    def _execute(self, entry: _Entry, name: str, args: dict[str, Any]) -> tuple[str, bool, Any]:
-        """Run a tool inside the capture guard: (report with the captured stderr, is_error, structured)."""
+    def _execute(
+        self, msg_id: Any, entry: _Entry, name: str, args: dict[str, Any], revision: str, stateless: bool
+    ) -> bytes:
+        """Run a tool inside the capture guard; its answer, the captured stderr appended to the report."""
         if self._pending and not entry.quick:
             self._flush()
         started = perf_counter()
@@ -448,8 +445,8 @@ class Server:
             else:
                 with self._stdin_guard():
                     output = direct(**args) if direct is not None else entry.run(args)
-            if type(output) is not str and type(output) is not ToolOutput:
-                output = as_output(output)
+            if type(output) is not str:
+                output = as_output(output)  # a ToolOutput comes back as it is
         except (Exception, SystemExit) as exc:
             failure = exc
             output = ToolOutput(_failure_text(name, exc), True)
@@ -463,14 +460,19 @@ class Server:
             _log_exception(failure)
             if window is not None:
                 window.forward()  # the traceback reaches the host's log now, not at the next call
+        text = captured.text
         if type(output) is str:
+            if not text and not stateless:
+                try:  # the common answer, in the bytes orjson gives for the whole object
+                    return b"".join((_ANSWER_HEAD, dumps(msg_id), _ANSWER_TEXT, dumps(output), _ANSWER_TAIL))
+                except TypeError:  # an id beyond 64 bits, a lone surrogate: the general encoder says how
+                    pass
             report, is_error, structured = output, False, None
         else:
             report, is_error, structured = output.report, output.is_error, output.structured
-        text = captured.text
         if text:
             report = f"{report}\n\n--- stderr ---\n{text}" if report else f"--- stderr ---\n{text}"
-        return report, is_error, structured
+        return self._answer(msg_id, name, report, is_error, structured, revision, stateless)
 
     def _send_progress(self, params: dict[str, Any]) -> None:
         if self._dead:
