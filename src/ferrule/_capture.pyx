@@ -2,9 +2,10 @@
 """Compiled twin of `ferrule._capture_py`: the stderr capture guard (MCP-CORE section 4).
 
 Same behaviour, with the descriptor work done in C: on the empty path a capture cycle is a few
-syscalls plus flushing `sys.stderr`, and a session window one `lseek` at each edge. The platform code sits in the C block below, switched on
-`_WIN32`: dup/dup2/fcntl on POSIX; `_dup`/`_dup2` plus `SetStdHandle` on Windows, because
-`subprocess` children inherit the std handles, not the C runtime's fds.
+syscalls plus flushing `sys.stderr`, and a session window one `lseek` at each edge. The platform
+code sits in the C block below, switched on `_WIN32`: dup/dup2/fcntl on POSIX; `_dup`/`_dup2` plus
+`SetStdHandle` on Windows, because `subprocess` children inherit the std handles, not the C
+runtime's fds.
 """
 
 import operator

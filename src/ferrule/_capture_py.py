@@ -171,6 +171,11 @@ class _Redirect:
     """
 
     __slots__ = ("_saved", "_sink", "_follow_stdout", "_handles", "_undo")
+    _saved: int
+    _sink: int
+    _follow_stdout: bool
+    _handles: tuple[int | None, int | None] | None
+    _undo: int  # steps still to undo: _HELD | _SAVED | _REDIRECTED
 
     def _redirect(self) -> None:
         self._saved = -1
@@ -184,7 +189,7 @@ class _Redirect:
             # Occupy fd 2 first, so the temporary file cannot be opened onto it (pytest does the same).
             occupy_with_devnull(2)
         self._undo |= _SAVED
-        self._follow_stdout = STATE[0] and self._saved >= 0
+        self._follow_stdout = bool(STATE[0]) and self._saved >= 0
         self._sink = sink = _sink_fd()
         if os.lseek(sink, 0, os.SEEK_END):  # an interrupted capture left text behind: not ours
             _empty(sink)
@@ -250,7 +255,7 @@ class StderrCapture(_Redirect):
         self._limit = _as_limit(limit)
         self.limit = limit
         self._captured: Captured | None = None  # None while not active
-        self._undo = 0  # steps still to undo: _HELD | _SAVED | _REDIRECTED
+        self._undo = 0
 
     def __enter__(self) -> Captured:
         captured = Captured()  # made before anything changes, so a signal here leaves nothing to undo
@@ -355,7 +360,7 @@ class CaptureSession(_Redirect):
             self._active = False
             self._start = -1  # an open window's bytes are forwarded with the rest: nothing is lost
             # `private_stdout` may have run during the session: fd 1 then points at the file too.
-            self._follow_stdout = STATE[0] and self._saved >= 0
+            self._follow_stdout = bool(STATE[0]) and self._saved >= 0
             _flush_all(self._follow_stdout)
             size = os.lseek(self._sink, 0, os.SEEK_END)
             if size > self._mark:

@@ -68,8 +68,8 @@ DEFAULT_STDERR_LIMIT = 64 * 1024
 _QUICK_SECONDS = 0.002  # a tool faster than this lets the answers ahead of it wait for the batch write
 _CAPABILITIES = {"tools": {"listChanged": False}}
 _MODERN = MODERN_REVISIONS[-1]
-# A plain text answer, in the bytes orjson gives for {"jsonrpc", "id", "result": {"content", "isError"}}.
 _ID_TYPES = frozenset({int, str})  # exactly: a bool is not an id
+# A plain text answer, in the bytes orjson gives for {"jsonrpc", "id", "result": {"content", "isError"}}.
 _ANSWER_HEAD = b'{"jsonrpc":"2.0","id":'
 _ANSWER_TEXT = b',"result":{"content":[{"type":"text","text":'
 _ANSWER_TAIL = b'}],"isError":false}}'
@@ -438,6 +438,7 @@ class Server:
             guard = self._capture(self.stderr_limit)  # type: ignore[misc]
             captured = guard.__enter__()
         failure = None
+        output: Any
         try:
             direct = entry.direct
             if self._stdin_guard is None:
