@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -290,3 +291,14 @@ def test_fd1_follows_fd2_when_stdout_is_private(twin, unbuffered):
     assert done.stdout.splitlines() == [
         "frame: 'print in a window\\nchild stdout in a window\\nprint left in the buffer\\n'"]
     assert done.stderr.splitlines() == ["stray print between windows", "print after the session"]
+
+
+def test_real_sigints_at_random_moments_never_lose_fd2_or_the_guard(twin):
+    name = "python" if twin.__name__.endswith("_py") else "c"
+    script = os.path.join(os.path.dirname(__file__), "session_sigint.py")
+    done = subprocess.run([sys.executable, script, name, "2"], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    counts = json.loads(done.stdout.splitlines()[-1])
+    assert counts["interrupted"] > 100, counts  # the storm did land inside sessions
+    assert {k: counts[k] for k in ("wrong_text", "fd2_lost", "guard_held", "other")} == dict.fromkeys(
+        ("wrong_text", "fd2_lost", "guard_held", "other"), 0), counts
