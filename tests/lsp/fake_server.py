@@ -9,8 +9,16 @@ Requests it understands (besides initialize/shutdown):
   test/ask {method, params} -> asks the client that request, answers with the client's reply
   test/publish {uri, version, message} -> a publishDiagnostics push, then null
   test/status {quiescent}   -> an experimental/serverStatus notification, then null
+  test/seen {}              -> the methods received since the last test/seen (notifications included)
+  notification test/poke {..} -> a `test/poked` notification with the same params
+  test/phases {gap_ms}      -> null, then a two-phase load: quiescent, gap, a `reload` progress with
+                               quiescent false, gap, its end, quiescent again, then `test/loaded`
+  test/progress {kind, token} -> a $/progress notification of that kind, then null
+  textDocument/hover        -> a fixed hover (`let x: u8`); document notifications are ignored
 Environment: FAKE_ENCODINGS (comma list the server accepts, first offered match wins; default utf-16),
-FAKE_IGNORE_SHUTDOWN=1 (never answer shutdown, ignore exit), FAKE_STDERR (text written to stderr).
+FAKE_IGNORE_SHUTDOWN=1 (never answer shutdown, ignore exit), FAKE_STDERR (text written to stderr),
+FAKE_LOAD_GAP_MS (the start-up load runs in two phases, quiescent for that long between them).
+`--version` prints a version line and exits, as rust-analyzer does.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ cancelled: set[int] = set()
 waiting: dict[int, threading.Event] = {}
 client_replies: dict[int, object] = {}
 next_id = [1000]
+seen: list[str] = []
 
 
 def send(message: dict) -> None:
@@ -69,7 +78,23 @@ def start_up() -> None:
     send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": {"kind": "begin", "title": "Indexing", "percentage": 0}}})
     send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": {"kind": "report", "message": "1/2 (core)", "percentage": 50}}})
     send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": {"kind": "end"}}})
-    send({"jsonrpc": "2.0", "method": "experimental/serverStatus", "params": {"health": "ok", "quiescent": True}})
+    if os.environ.get("FAKE_LOAD_GAP_MS"):
+        phases(int(os.environ["FAKE_LOAD_GAP_MS"]) / 1000)
+    else:
+        send({"jsonrpc": "2.0", "method": "experimental/serverStatus", "params": {"health": "ok", "quiescent": True}})
+
+
+def phases(gap: float) -> None:
+    """A workspace load in two phases with a quiescent moment between them, as rust-analyzer does."""
+    status = {"jsonrpc": "2.0", "method": "experimental/serverStatus"}
+    send({**status, "params": {"health": "ok", "quiescent": True}})
+    time.sleep(gap)
+    send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "reload", "value": {"kind": "begin", "title": "Fetching"}}})
+    send({**status, "params": {"health": "ok", "quiescent": False}})
+    time.sleep(gap)
+    send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "reload", "value": {"kind": "end"}}})
+    send({**status, "params": {"health": "ok", "quiescent": True}})
+    send({"jsonrpc": "2.0", "method": "test/loaded", "params": {}})
 
 
 def ask(method: str, params) -> object:
@@ -105,6 +130,8 @@ def main() -> None:
         method = message.get("method")
         request_id = message.get("id")
         params = message.get("params") or {}
+        if method is not None:
+            seen.append(method)
         if method is None:  # the client's reply to one of our requests
             client_replies[request_id] = message.get("result", message.get("error"))
             event = waiting.pop(request_id, None)
@@ -127,6 +154,22 @@ def main() -> None:
             cancelled.add(params["id"])
         elif method == "test/echo":
             answer(request_id, params)
+        elif method == "textDocument/hover":
+            answer(request_id, {"contents": {"kind": "markdown", "value": "```rust\nlet x: u8\n```"}})
+        elif method == "test/phases":
+            answer(request_id, None)
+            threading.Thread(target=phases, args=(params["gap_ms"] / 1000,), daemon=True).start()
+        elif method == "test/progress":
+            value = {"kind": params["kind"]}
+            if params["kind"] == "begin":
+                value["title"] = params.get("title", "Indexing")
+            send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": params["token"], "value": value}})
+            answer(request_id, None)
+        elif method == "test/poke":
+            send({"jsonrpc": "2.0", "method": "test/poked", "params": params})
+        elif method == "test/seen":
+            answer(request_id, seen[:-1])
+            seen.clear()
         elif method == "test/delay":
             threading.Thread(target=delayed, args=(request_id, params["ms"], params.get("value")), daemon=True).start()
         elif method == "test/fail":
@@ -168,4 +211,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--version"]:
+        print("rust-analyzer 0.0.0-fake")
+        sys.exit(0)
     main()

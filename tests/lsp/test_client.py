@@ -144,6 +144,44 @@ def test_quiescence_wait_times_out_when_the_server_stays_busy():
     run(body())
 
 
+@pytest.mark.parametrize(("settle", "ends_after_the_load"), [(0.3, True), (0.0, False)])
+def test_a_quiescent_moment_between_load_phases_ends_only_an_unsettled_wait(settle, ends_after_the_load):
+    """rust-analyzer may say quiescent between two phases of a load: a settle period waits them out,
+    while without one the first quiescent report ends the wait."""
+    async def body():
+        client = await started()
+        assert await client.wait_quiescent(10)
+        loaded = asyncio.get_running_loop().create_future()
+        client.notification_handlers["test/loaded"] = loaded.set_result
+        await client.request("test/status", {"quiescent": False})
+        await client.request("test/phases", {"gap_ms": 150})
+        assert await client.wait_quiescent(10, settle=settle) is True
+        assert loaded.done() is ends_after_the_load
+        await loaded
+        assert not client.busy and client.progress == {}
+        await client.shutdown()
+
+    run(body())
+
+
+def test_running_progress_keeps_the_server_busy_though_it_says_quiescent():
+    async def body():
+        client = await started()
+        assert await client.wait_quiescent(10)
+        await client.request("test/progress", {"kind": "begin", "token": "index"})
+        assert client.quiescent and client.busy
+        assert await client.wait_quiescent(0.2) is False
+        waiting = asyncio.ensure_future(client.wait_quiescent(10, settle=0.05))
+        await asyncio.sleep(0.1)
+        assert not waiting.done()
+        await client.request("test/progress", {"kind": "end", "token": "index"})
+        assert await waiting is True
+        assert not client.busy
+        await client.shutdown()
+
+    run(body())
+
+
 def test_pushed_diagnostics_wait_for_the_document_version():
     async def body():
         client = await started()
@@ -236,5 +274,70 @@ def test_stdout_closed_while_alive_fails_requests():
             await client.request("initialize", {}, timeout=5)
         await client.shutdown(timeout=0.2)
         assert not alive(client.pid)
+
+    run(body())
+
+
+class _CountingWrites:
+    """Wraps the client's stdin transport to count the writes that reach the pipe."""
+
+    def __init__(self, client: LspClient) -> None:
+        self.writes: list[bytes] = []
+        transport = client._stdin
+        self._write = transport.write
+        transport.write = self._count  # type: ignore[method-assign]
+
+    def _count(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+        self._write(data)
+
+
+async def counting() -> tuple[LspClient, _CountingWrites]:
+    """A started client, quiet (the server's start-up questions answered), its writes counted from now."""
+    client = await started()
+    assert await client.wait_quiescent(10)
+    await client.request("test/seen", {})
+    return client, _CountingWrites(client)
+
+
+def test_an_edit_and_the_request_reading_it_go_in_one_write_and_the_undo_in_one_more():
+    async def body():
+        client, counter = await counting()
+        client.notify("test/open", {"v": 1})
+        answer = await client.request("test/echo", {"v": 1})
+        assert answer == {"v": 1}
+        assert len(counter.writes) == 1 and counter.writes[0].count(b"Content-Length") == 2
+        client.notify("test/change", {"v": 2})
+        client.notify("test/close", {})
+        assert len(counter.writes) == 1, "notifications wait for the end of the loop turn"
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert len(counter.writes) == 2 and counter.writes[1].count(b"Content-Length") == 2
+        assert await client.request("test/seen", {}) == ["test/open", "test/echo", "test/change", "test/close"]
+        await client.shutdown()
+
+    run(body())
+
+
+def test_a_burst_of_requests_costs_two_writes_and_keeps_its_order():
+    async def body():
+        client, counter = await counting()
+        answers = await asyncio.gather(*(client.request("test/echo", {"n": n}) for n in range(40)))
+        assert answers == [{"n": n} for n in range(40)]
+        assert len(counter.writes) == 2, "the first request goes at once, the other 39 at the turn's end"
+        assert await client.request("test/seen", {}) == ["test/echo"] * 40
+        await client.shutdown()
+
+    run(body())
+
+
+def test_a_lone_notification_reaches_the_server_without_a_request_behind_it():
+    async def body():
+        client = await started()
+        poked = asyncio.get_running_loop().create_future()
+        client.notification_handlers["test/poked"] = poked.set_result
+        client.notify("test/poke", {"n": 7})  # the server answers it with a notification of its own
+        assert await asyncio.wait_for(poked, 5) == {"n": 7}
+        await client.shutdown()
 
     run(body())

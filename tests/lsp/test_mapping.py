@@ -106,3 +106,40 @@ def test_uris_round_trip_with_spaces_and_unicode(tmp_path):
     assert uri_to_path(uri) == path
     with pytest.raises(ValueError):
         uri_to_path("https://example.com/x")
+
+
+def test_completion_items_rank_by_sort_text_then_label():
+    items = [
+        {"label": "zeta", "sortText": "80000000"},
+        {"label": "self::", "sortText": "ffffffe0"},
+        {"label": "beta", "sortText": "7fffffff"},
+        {"label": "alpha", "sortText": "7fffffff"},
+        {"label": "gamma"},  # no sortText: its label stands in, as LSP says
+    ]
+    assert [item["label"] for item in mapping.ranked(items)] == ["alpha", "beta", "zeta", "self::", "gamma"]
+    assert [item["label"] for item in items][0] == "zeta", "the input is left as it was"
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("counts", True), ("HashMap", True), ("_private", True), ("r#type", True), ("println!", True),
+    ("'a", True), ("名前", True), ("<ra@gennew>16", False), ("Some()", False), ("self::", False),
+    ("Ord(alias <, >)", False), ("1x", False), ("", False), ("a b", False),
+])
+def test_rust_names(name, expected):
+    assert mapping.is_rust_name(name) is expected
+
+
+def test_symbol_name_prefers_filter_text_then_label_and_drops_internal_names():
+    assert mapping.symbol_name({"label": "Some", "filterText": "Some()"}) == "Some"
+    assert mapping.symbol_name({"label": "Ord(alias <, >, <=, >=)", "filterText": "Ord"}) == "Ord"
+    assert mapping.symbol_name({"label": "counts"}) == "counts"
+    assert mapping.symbol_name({"label": "<ra@gennew>16"}) is None
+    assert mapping.is_internal_name("<ra@gennew>16") and not mapping.is_internal_name("counts")
+
+
+@pytest.mark.parametrize(("line", "column", "expected"), [
+    ("    word.", 9, True), ("    word.un", 11, True), ("    Option::", 12, True), ("    Option::unw", 15, True),
+    ("    wor", 7, False), ("    let x = ", 12, False), ("    名前.le", 13, True), ("    名前.le", 4, False),
+])
+def test_member_access_before_a_completion_point(line, column, expected):
+    assert mapping.after_member_access(line, column) is expected

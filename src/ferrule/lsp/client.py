@@ -6,6 +6,11 @@ response resolves its request's future in place. Requests carry integer ids; a t
 sends `$/cancelRequest` when the budget runs out. Server-to-client requests get answers from a handler
 table; `$/progress`, `experimental/serverStatus` and `textDocument/publishDiagnostics` are tracked.
 When the child dies or closes stdout, every pending request fails with `ServerExited`.
+
+Writes are joined, order kept: notifications wait in an outbox until the end of the loop turn, and a
+request takes the outbox along in one write (the first request of a turn goes at once; later ones in
+the same turn wait for its end). An edit, the request that reads it and the edit that undoes it then
+wake the server twice instead of four times, and a burst of requests costs one write.
 """
 
 from __future__ import annotations
@@ -88,6 +93,9 @@ class LspClient:
         self._next_id = 1
         self._transport: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
+        self._outbox: list[bytes] = []  # encoded messages not yet written, in order
+        self._wrote_this_turn = False  # a request went out in this loop turn
+        self._turn_end_due = False  # `_end_turn` is scheduled
         self._stderr = collections.deque[bytes]()
         self._stderr_size = 0
         self._closed: ServerExited | None = None
@@ -101,7 +109,8 @@ class LspClient:
         self.status: dict[str, Any] = {}
         self.progress: dict[Any, Progress] = {}
         self.diagnostics: dict[str, tuple[int | None, list[dict[str, Any]]]] = {}
-        self._quiescent_waiters: list[asyncio.Future[bool]] = []
+        self._state_waiters: list[asyncio.Future[None]] = []  # woken by each progress or status event
+        self._state_changed = 0.0  # loop time of the last progress or status event
         self._diagnostic_waiters: dict[str, list[tuple[int | None, asyncio.Future[None]]]] = {}
         # hooks
         self.on_progress: ProgressCallback | None = None
@@ -174,14 +183,15 @@ class LspClient:
         if self._closed is not None:
             return
         self._closed = ServerExited(self.returncode, self.stderr_tail(), reason)
+        self._outbox.clear()
         pending, self._pending = self._pending, {}
         for future, _ in pending.values():
             if not future.done():
                 future.set_exception(self._closed)
-        for waiter in self._quiescent_waiters:
+        for waiter in self._state_waiters:
             if not waiter.done():
                 waiter.set_exception(self._closed)
-        self._quiescent_waiters.clear()
+        self._state_waiters.clear()
         for waiters in self._diagnostic_waiters.values():
             for _, pushed in waiters:
                 if not pushed.done():
@@ -201,10 +211,39 @@ class LspClient:
 
     # ---- writing -------------------------------------------------------------------------------
 
+    def _post(self, data: bytes, *, urgent: bool = False) -> None:
+        """Queue `data` for the end of this loop turn; a request (`urgent`) takes the queue along at once
+        unless this turn already wrote, and then it goes with the others at the turn's end."""
+        self._outbox.append(data)
+        if urgent and not self._wrote_this_turn:
+            self._wrote_this_turn = True
+            self._write_outbox()
+        if not self._turn_end_due:
+            self._turn_end_due = True
+            self._loop.call_soon(self._end_turn)
+
+    def _end_turn(self) -> None:
+        self._turn_end_due = False
+        self._wrote_this_turn = False
+        self._write_outbox()
+
+    def _write_outbox(self) -> None:
+        outbox = self._outbox
+        if not outbox:
+            return
+        data = outbox[0] if len(outbox) == 1 else b"".join(outbox)
+        outbox.clear()
+        if self._closed is None:  # else the server is gone: nothing more can reach it
+            assert self._stdin is not None
+            self._stdin.write(data)
+
+    def flush(self) -> None:
+        """Write what waits in the outbox now (it would go at the end of this loop turn anyway)."""
+        self._write_outbox()
+
     def _send(self, message: dict[str, Any]) -> None:
         self._raise_if_closed()
-        assert self._stdin is not None
-        self._stdin.write(self._encode(self._dumps(message)))
+        self._post(self._encode(self._dumps(message)))
 
     def notify(self, method: str, params: Any = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
@@ -212,11 +251,7 @@ class LspClient:
             message["params"] = params
         self._send(message)
 
-    def send_request(self, method: str, params: Any = None, *, timeout: float | None = None) -> asyncio.Future[Any]:
-        """Send a request now and return the future of its result, so that work can overlap the wait.
-
-        Cancelling the future (or a task awaiting it) sends `$/cancelRequest`.
-        """
+    def _start_request(self, method: str, params: Any) -> tuple[int, asyncio.Future[Any]]:
         self._raise_if_closed()
         request_id = self._next_id
         self._next_id = request_id + 1
@@ -225,8 +260,15 @@ class LspClient:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        assert self._stdin is not None
-        self._stdin.write(self._encode(self._dumps(message)))
+        self._post(self._encode(self._dumps(message)), urgent=True)
+        return request_id, future
+
+    def send_request(self, method: str, params: Any = None, *, timeout: float | None = None) -> asyncio.Future[Any]:
+        """Send a request now and return the future of its result, so that work can overlap the wait.
+
+        Cancelling the future (or a task awaiting it) sends `$/cancelRequest`.
+        """
+        request_id, future = self._start_request(method, params)
         timer = None
         if timeout is not None:
             timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
@@ -242,16 +284,7 @@ class LspClient:
 
     async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
         """Send a request and await its result; `ResponseError`, `ServerExited` or `RequestTimeout`."""
-        self._raise_if_closed()
-        request_id = self._next_id
-        self._next_id = request_id + 1
-        future: asyncio.Future[Any] = self._loop.create_future()
-        self._pending[request_id] = (future, method)
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        assert self._stdin is not None
-        self._stdin.write(self._encode(self._dumps(message)))
+        request_id, future = self._start_request(method, params)
         timer = None
         if timeout is not None:
             timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
@@ -344,6 +377,7 @@ class LspClient:
         token = params.get("token")
         value = params.get("value") or {}
         kind = value.get("kind")
+        self._state_event()
         if kind == "begin":
             state = self.progress[token] = Progress(str(value.get("title", "")))
         elif kind == "end":
@@ -360,11 +394,15 @@ class LspClient:
 
     def _on_server_status(self, params: Any) -> None:
         self.status = params or {}
-        if self.status.get("quiescent"):
-            waiters, self._quiescent_waiters = self._quiescent_waiters, []
+        self._state_event()
+
+    def _state_event(self) -> None:
+        self._state_changed = self._loop.time()
+        if self._state_waiters:
+            waiters, self._state_waiters = self._state_waiters, []
             for waiter in waiters:
                 if not waiter.done():
-                    waiter.set_result(True)
+                    waiter.set_result(None)
 
     def _on_diagnostics(self, params: Any) -> None:
         uri = params.get("uri")
@@ -390,22 +428,45 @@ class LspClient:
 
     @property
     def quiescent(self) -> bool:
+        """What the last `experimental/serverStatus` said."""
         return bool(self.status.get("quiescent"))
 
-    async def wait_quiescent(self, timeout: float | None) -> bool:
-        """True once `experimental/serverStatus` says quiescent, False when `timeout` passes first."""
+    @property
+    def busy(self) -> bool:
+        """Not quiescent, or some `$/progress` (workspace loading, indexing) still running."""
+        return not self.status.get("quiescent") or bool(self.progress)
+
+    async def wait_quiescent(self, timeout: float | None, *, settle: float = 0.0) -> bool:
+        """True once the server is quiescent with no progress running and has stayed so for `settle`
+        seconds since its last progress or status event; False when `timeout` passes first.
+
+        rust-analyzer may report quiescence for a moment between two phases of a workspace load; a
+        settle period lets the next phase begin before the wait counts the server as ready.
+        """
         self._raise_if_closed()
-        if self.quiescent:
-            return True
-        waiter: asyncio.Future[bool] = self._loop.create_future()
-        self._quiescent_waiters.append(waiter)
-        try:
-            return await asyncio.wait_for(waiter, timeout)
-        except asyncio.TimeoutError:
-            return False
-        finally:
-            if waiter in self._quiescent_waiters:
-                self._quiescent_waiters.remove(waiter)
+        loop = self._loop
+        deadline = None if timeout is None else loop.time() + timeout
+        while True:
+            now = loop.time()
+            pause: float | None = None
+            if not self.busy:
+                quiet_for = now - self._state_changed
+                if quiet_for >= settle:
+                    return True
+                pause = settle - quiet_for
+            if deadline is not None:
+                if now >= deadline:
+                    return False
+                pause = deadline - now if pause is None else min(pause, deadline - now)
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._state_waiters.append(waiter)
+            try:
+                await asyncio.wait_for(waiter, pause)
+            except asyncio.TimeoutError:
+                pass
+            finally:
+                if waiter in self._state_waiters:
+                    self._state_waiters.remove(waiter)
 
     async def wait_diagnostics(
         self, uri: str, version: int | None, timeout: float | None, *, fresh: bool = False
