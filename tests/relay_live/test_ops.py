@@ -78,6 +78,28 @@ def test_validate_transient_content_then_disk_again(stdcrate_session, stdcrate, 
     assert stdcrate_session.call("validate", {"file": "src/text.rs"})["diagnostics"] == []
 
 
+def test_back_to_back_ops_in_one_loop_turn_see_the_restored_text(stdcrate_session, stdcrate, at):
+    """The restore of a transient op is written after its answer; an op started at once after it (in
+    the same event-loop turn, before that write) must still see the disk text, not the transient one."""
+    text = text_of(stdcrate, "src/text.rs")
+    broken = text.replace('let wave = "👋🏽";', 'let wave: u8 = "👋🏽";')
+    session = stdcrate_session.session
+
+    async def back_to_back():
+        answers = []
+        for _ in range(3):
+            answers.append(await session.call("validate", {"file": "src/text.rs", "content": broken}))
+            answers.append(await session.call("validate", {"file": "src/text.rs"}))
+            answers.append(await session.call("type", {"file": "src/text.rs", "position": at(text, "wave =")}))
+        return answers
+
+    answers = stdcrate_session._run(back_to_back())
+    for transient, disk, hover in zip(answers[0::3], answers[1::3], answers[2::3], strict=True):
+        assert [d["code"] for d in transient["diagnostics"]] == ["E0308"]
+        assert disk["diagnostics"] == []
+        assert hover["display"] == "let wave: &str"
+
+
 def test_update_is_persistent_and_transient_content_restores_it(stdcrate_session, stdcrate):
     lib = text_of(stdcrate, "src/lib.rs")
     broken = lib + "\npub fn oops() -> u8 { nothing_here }\n"
@@ -160,6 +182,42 @@ def test_complete_prefix_filters_and_max_caps(stdcrate_session, stdcrate, at):
     assert set(capped[0]) == {"name", "kind", "type_text", "unsafe"}
 
 
+def test_complete_keeps_the_analyzers_best_entries_under_the_cap(stdcrate_session, stdcrate, at):
+    """Entries come in the analyzer's order of preference (sortText), so a small `max` keeps the best:
+    in a function body the file's own names and the locals, not the keywords and the prelude."""
+    lib = text_of(stdcrate, "src/lib.rs")
+    probe = lib.replace("    counts\n}", "    c\n}")
+    position = at(probe, "    c\n}", after=False)
+    position["character"] += 5
+    everything = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": probe, "position": position,
+                                                    "max": 1000})["entries"]
+    top = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": probe, "position": position,
+                                             "max": 3})["entries"]
+    assert [entry["name"] for entry in top] == [entry["name"] for entry in everything[:3]]
+    assert {(entry["name"], entry["kind"]) for entry in top} == {
+        ("HashMap", "struct"), ("counts", "variable"), ("text", "variable")}, "the file's names rank first"
+    assert not any(entry["name"].startswith("<") for entry in everything), "no internal names"
+
+
+def test_complete_unwrap_inside_test_code_is_not_flagged(stdcrate_session, stdcrate, at):
+    """The same receiver in the same domain file: flagged in domain code, not in a #[cfg(test)] module's
+    #[test] function nor in a helper of that module."""
+    lib = text_of(stdcrate, "src/lib.rs") + (
+        "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+        "    fn helper() -> i32 {\n        first_even(&[2]).unw\n    }\n\n"
+        "    #[test]\n    fn finds() {\n        first_even(&[4]).unw\n    }\n}\n")
+    probe = lib.replace("    found\n}", "    found.unw\n}")
+
+    def unwrap_flag(needle: str) -> bool:
+        result = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": probe,
+                                                    "position": at(probe, needle, after=True)})
+        return {entry["name"]: entry["unsafe"] for entry in result["entries"]}["unwrap"]
+
+    assert unwrap_flag("found.unw") is True
+    assert unwrap_flag("first_even(&[2]).unw") is False
+    assert unwrap_flag("first_even(&[4]).unw") is False
+
+
 def test_complete_after_cjk_receiver(stdcrate_session, stdcrate, at):
     text = text_of(stdcrate, "src/text.rs").replace("名前.len()", "名前.le")
     result = stdcrate_session.call("complete", {"file": "src/text.rs", "content": text,
@@ -177,6 +235,18 @@ def test_scope_at_top_level(stdcrate_session):
     assert not any(symbol["kind"] in ("keyword", "snippet") for symbol in result["symbols"])
     assert not any("probe" in name for name in names)
     assert result["branded"] == []
+
+
+def test_scope_lists_names_not_the_analyzers_internal_ones(stdcrate_session, stdcrate, at):
+    """Inside a `for` loop rust-analyzer offers its desugared iterator as `<ra@gennew>N`: not a name
+    anyone can write. Enum variants come as `Some`, not as their filter text `Some()`."""
+    lib = text_of(stdcrate, "src/lib.rs")
+    position = at(lib, "        *counts.entry")
+    result = stdcrate_session.call("scope", {"file": "src/lib.rs", "position": position})
+    names = [symbol["name"] for symbol in result["symbols"]]
+    assert "counts" in names and "word" in names
+    assert not [name for name in names if "<" in name or "@" in name]
+    assert "Some" in names and "Ok" in names and "Some()" not in names
 
 
 def test_scope_at_a_position_sees_locals(stdcrate_session, stdcrate, at):

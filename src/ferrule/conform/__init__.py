@@ -4,15 +4,16 @@
     policy.enrich("src/lib.rs", text)          # {"facts", "conform_findings", "advice"}
     policy.is_test_path("tests/it.rs")         # True
     branded_newtypes(text)                     # [{"name", "line"}]: pub tuple structs, one private field
+    in_test_code(text, line, column)           # True inside #[cfg(test)] / #[test] code
 
 `ferrule check` (ferrule.conform.cli) runs the same rules over a whole project.
 """
 
 from ferrule.conform.baseline import BaselineError
 from ferrule.conform.config import Config, ConfigError
-from ferrule.conform.facts import branded_newtypes, extract
+from ferrule.conform.facts import branded_newtypes, extract, in_test_code
 from ferrule.conform.policy import Policy
 from ferrule.conform.rules import RULES, Finding
 
 __all__ = ["Policy", "Config", "ConfigError", "BaselineError", "Finding", "RULES", "branded_newtypes",
-           "extract"]
+           "extract", "in_test_code"]

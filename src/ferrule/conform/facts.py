@@ -155,6 +155,40 @@ def branded_newtypes(text: str | bytes) -> list[dict[str, Any]]:
     ]
 
 
+# Words without which no attribute can mark test code (`test`, `rstest`, `test_case`, `bench`, ...).
+_TEST_WORDS = (b"test", b"bench", b"quickcheck")
+# Nodes whose `#![...]` inner attributes apply to everything inside them.
+_INNER_ATTRIBUTE_HOLDERS = frozenset({"source_file", "declaration_list", "block"})
+
+
+def in_test_code(text: str | bytes, line: int, column: int = 0) -> bool:
+    """Whether the position (1-based `line`, 0-based byte `column`) lies in test code as the rules see
+    it: under a `#[cfg(test)]`-like attribute (on a module, an item, a statement), in a `#[test]`-like
+    function, or in a module or file whose `#![cfg(test)]` says so. The file's path is not looked at
+    (`Policy.is_test_path` is the other half)."""
+    source = text.encode("utf-8") if isinstance(text, str) else text
+    if not any(word in source for word in _TEST_WORDS):
+        return False
+    root = syntax.parse(source).root_node
+    point = (max(line - 1, 0), max(column, 0))
+    node: Node | None = root.descendant_for_point_range(point, point)
+    found: dict = {}
+    while node is not None:
+        prev = node.prev_sibling  # outer attributes of this node, comments between them allowed
+        while prev is not None and (prev.type == "attribute_item" or prev.type in _COMMENTS):
+            if prev.type == "attribute_item":
+                read_attribute(_text(prev)[2:-1], found)
+            prev = prev.prev_sibling
+        if node.type in _INNER_ATTRIBUTE_HOLDERS:
+            for child in node.children:
+                if child.type == "inner_attribute_item":
+                    read_attribute(_text(child)[3:-1], found)
+        if found.get("test"):
+            return True
+        node = node.parent
+    return False
+
+
 class _Extractor:
     def __init__(self, source: bytes) -> None:
         self.source = source

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -42,6 +43,53 @@ def completion_items(result: Any) -> list[dict[str, Any]]:
 def item_name(item: dict[str, Any]) -> str:
     name = item.get("filterText") or item.get("label") or ""
     return name
+
+
+def _rank(item: dict[str, Any]) -> tuple[str, str]:
+    label = item.get("label") or ""
+    return item.get("sortText") or label, label
+
+
+def ranked(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The analyzer's own order of preference: by `sortText` (the label when absent, as LSP says),
+    then by label; rust-analyzer does not send its list in that order."""
+    return sorted(items, key=_rank)
+
+
+# A Rust identifier (raw ones too), a macro (`name!`) or a lifetime; rust-analyzer also offers names it
+# made up for itself, such as `<ra@gennew>16`, which no one can write.
+_RUST_NAME = re.compile(r"(?:r#)?[^\W\d]\w*!?|'[^\W\d]\w*")
+
+
+def is_rust_name(name: str) -> bool:
+    return _RUST_NAME.fullmatch(name) is not None
+
+
+def is_internal_name(name: str) -> bool:
+    """A name the analyzer made for itself (`<ra@gennew>16`, the iterator of a desugared `for` loop)."""
+    return name.startswith("<")
+
+
+def symbol_name(item: dict[str, Any]) -> str | None:
+    """The name a completion item stands for, or None for the analyzer's internal names.
+
+    `filterText` first (`Ord` where the label is `Ord(alias <, >, <=, >=)`), then the label (`Some`
+    where the filter text is `Some()`)."""
+    for name in (item.get("filterText"), item.get("label")):
+        if name and _RUST_NAME.fullmatch(name) is not None:
+            return name
+    return None
+
+
+# The end of a line's text before a completion point that asks for a member or a path segment.
+_MEMBER_ACCESS = re.compile(r"(?:\.|::)\s*\w*$")
+
+
+def after_member_access(line_text: str, utf8_column: int) -> bool:
+    """Whether completing at `utf8_column` of the line completes `receiver.name` or `Path::name`: the
+    only places where `unwrap`/`expect` are offered."""
+    before = line_text.encode("utf-8")[:utf8_column].decode("utf-8", "ignore")
+    return _MEMBER_ACCESS.search(before) is not None
 
 
 def is_overlay_diagnostic(diagnostic: dict[str, Any]) -> bool:

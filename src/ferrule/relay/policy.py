@@ -16,18 +16,23 @@ _TEST_DIRS = ("tests", "benches")
 
 
 class RelayPolicy:
-    """Loads `conform.toml` once per init; answers enrich / is_test_path / branded_newtypes."""
+    """Loads `conform.toml` once per init; answers enrich / is_test_path / in_test_code / branded.
 
-    def __init__(self, root: Path) -> None:
+    With `announce`, where the policy came from is printed on stderr (TCG-PROTOCOL-RUST section 3).
+    """
+
+    def __init__(self, root: Path, *, announce: bool = True) -> None:
         self._policy: Any = None
         self._branded: Any = None
+        self._in_test_code: Any = None
         try:
-            from ferrule.conform import Policy, branded_newtypes
+            from ferrule.conform import Policy, branded_newtypes, in_test_code
         except ImportError:
             return
         self._branded = branded_newtypes
+        self._in_test_code = in_test_code
         try:
-            self._policy = Policy.load(root)
+            self._policy = Policy.load(root, announce=announce)
         except ValueError as error:  # ConfigError names the key and the file
             raise WorkspaceUnloadable(f"conform.toml could not be loaded: {error}",
                                       "fix conform.toml (or remove it to use the defaults) and init again") from error
@@ -49,6 +54,12 @@ class RelayPolicy:
         return rel.split("/", 1)[0] in _TEST_DIRS or name in ("tests.rs", "test.rs") or name.endswith(
             ("_test.rs", "_tests.rs")
         )
+
+    def in_test_code(self, text: str, line: int, column: int) -> bool:
+        """Whether the position (1-based line, UTF-8 column) is inside `#[cfg(test)]`/`#[test]` code."""
+        if self._in_test_code is None:
+            return False
+        return bool(self._in_test_code(text, line, column))
 
     def branded(self, text: str) -> list[dict[str, Any]]:
         if self._branded is None:

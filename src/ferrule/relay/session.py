@@ -18,6 +18,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ferrule.fastframe import LineIndex
@@ -49,8 +50,11 @@ DEFAULT_BUDGET_MS = {
 INITIALIZE_TIMEOUT_S = 60.0
 CONTENT_MODIFIED_RETRIES = 5
 COMPLETE_MAX_DEFAULT = 50
-PUSH_SETTLE_S = 0.5
-LOADING_RETRY_S = 0.05  # while the workspace loads, how often a "file not found" request is retried  # degraded push path: how long a version's diagnostics may keep coming
+PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may keep coming
+LOADING_RETRY_S = 0.05  # while the workspace loads, how often a "file not found" request is retried
+# rust-analyzer can report quiescence for a moment between two phases of a workspace load (the gap
+# seen here is tens of ms): ready means quiescent, no progress running, and nothing new for this long
+QUIESCENCE_SETTLE_S = 0.25
 
 # The configuration answered to the analyzer (initializationOptions and workspace/configuration).
 # checkOnSave off: cargo-check results describe the disk, never an overlay. No flyimport, postfix or
@@ -95,18 +99,69 @@ class _Document:
 class _Op:
     """One op's budget: every LSP request inside it gets what is left."""
 
-    __slots__ = ("name", "budget_ms", "deadline")
+    __slots__ = ("name", "budget_ms", "deadline", "began_busy")
 
     def __init__(self, name: str, budget_ms: int) -> None:
         self.name = name
         self.budget_ms = budget_ms
         self.deadline = time.monotonic() + budget_ms / 1000
+        self.began_busy = False  # the analyzer was loading or indexing when the op began
 
     def remaining(self) -> float:
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise RequestTimeout(self.name, self.budget_ms / 1000)
         return left
+
+
+class _Unread:
+    """The disk text not read yet (None means: the file could not be read)."""
+
+
+_UNREAD = _Unread()
+
+
+def _read_or_none(file: ProjectFile) -> str | None:
+    try:
+        with open(file.real, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+class _Transient:
+    """A transient `content` shown for one op. `prepare()`, called while the analyzer works on the
+    op's request, reads what the restore needs; `restore()` then only queues the messages (the LSP
+    client writes them at the end of the loop turn, after the answer has gone)."""
+
+    __slots__ = ("_session", "_client", "_file", "_uri", "_overlaid", "_disk")
+
+    def __init__(self, session: Session, client: LspClient, file: ProjectFile, uri: str, overlaid: bool) -> None:
+        self._session = session
+        self._client = client
+        self._file = file
+        self._uri = uri
+        self._overlaid = overlaid
+        self._disk: str | None | _Unread = _UNREAD
+
+    def prepare(self) -> None:
+        if not self._overlaid and self._disk is _UNREAD:
+            self._disk = _read_or_none(self._file)
+
+    def restore(self) -> None:
+        client, file, session = self._client, self._file, self._session
+        if not client.alive:
+            return
+        current = session.overlays.get(file.rel)
+        if current is None:
+            session._close(client, file, self._uri, self._disk)
+            return
+        if not self._overlaid:
+            return  # an overlay set meanwhile owns the document now
+        current.version = session._next_version(file.rel)
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": self._uri, "version": current.version},
+            "contentChanges": [{"text": current.text}]})
 
 
 class Session:
@@ -116,10 +171,14 @@ class Session:
         *,
         analyzer: str | None = None,
         on_progress: ProgressCallback | None = None,
+        quiet_policy: bool = False,
     ) -> None:
+        """`quiet_policy` keeps the line saying where the policy came from (printed on stderr at each
+        init) to itself: for embedders whose stderr is not a log, such as a tool's captured output."""
         self.root = ProjectRoot(root)
         self.analyzer_arg = analyzer
         self.on_progress = on_progress
+        self.quiet_policy = quiet_policy
         self.analyzer: Analyzer | None = None
         self.client: LspClient | None = None
         self.codec = PositionCodec("utf-8")
@@ -158,6 +217,8 @@ class Session:
                 client = self.client
                 if client is None or not client.alive:
                     await self._ensure_running()
+                    client = self.client
+                budget.began_busy = client is not None and client.busy
             result = await handler(params, budget)
         except ServerExited as exited:
             raise self._crashed(exited) from None
@@ -209,7 +270,7 @@ class Session:
         if self.analyzer is None:
             self.analyzer = await asyncio.to_thread(resolve_analyzer, self.analyzer_arg)
         if self.policy is None:
-            self.policy = RelayPolicy(self.root.path)
+            self.policy = RelayPolicy(self.root.path, announce=not self.quiet_policy)
         old, self.client = self.client, None
         if old is not None:
             await old.shutdown(timeout=2.0)
@@ -231,7 +292,7 @@ class Session:
                 document.version = version
                 client.notify("textDocument/didOpen", {"textDocument": {
                     "uri": self._uri(rel), "languageId": "rust", "version": version, "text": document.text}})
-        quiescent = await client.wait_quiescent(quiescence_s)
+        quiescent = await client.wait_quiescent(quiescence_s, settle=QUIESCENCE_SETTLE_S)
         if client.status.get("health") == "error":
             message = client.status.get("message") or "rust-analyzer could not load the workspace"
             await client.shutdown(timeout=2.0)
@@ -240,36 +301,7 @@ class Session:
         return quiescent
 
     def _initialize_params(self) -> dict[str, Any]:
-        uri = path_to_uri(self.root.path)
-        forced = os.environ.get("FERRULE_POSITION_ENCODING")
-        encodings = [forced] if forced else ["utf-8", "utf-16"]
-        text_document: dict[str, Any] = {
-            "synchronization": {"dynamicRegistration": False, "didSave": False},
-            "hover": {"contentFormat": ["markdown", "plaintext"]},
-            # documentation resolved lazily: an answer is a tenth of the size, and only the few entries
-            # left after the prefix filter and the cap that need their docs are resolved
-            "completion": {"completionItem": {"snippetSupport": False, "labelDetailsSupport": False,
-                                              "resolveSupport": {"properties": ["documentation"]}},
-                           "contextSupport": True},
-            "publishDiagnostics": {"versionSupport": True, "relatedInformation": False},
-        }
-        if not _push_forced():
-            text_document["diagnostic"] = {"dynamicRegistration": False, "relatedDocumentSupport": False}
-        return {
-            "processId": os.getpid(),
-            "clientInfo": {"name": "ferrule"},
-            "rootUri": uri,
-            "rootPath": str(self.root.path),
-            "workspaceFolders": [{"uri": uri, "name": self.root.path.name}],
-            "initializationOptions": ANALYZER_CONFIG,
-            "capabilities": {
-                "general": {"positionEncodings": encodings},
-                "window": {"workDoneProgress": True},
-                "workspace": {"configuration": True, "workspaceFolders": True},
-                "textDocument": text_document,
-                "experimental": {"serverStatusNotification": True},
-            },
-        }
+        return initialize_params(self.root.path)
 
     # ---- documents -----------------------------------------------------------------------------
 
@@ -303,48 +335,40 @@ class Session:
         if content is None and file.rel not in self.overlays and not os.path.isfile(file.real):
             self._disk_text(file)  # raises the clear error
 
-    def _open_transient(self, client: LspClient, file: ProjectFile, content: str) -> Callable[[], None]:
-        """Show `content` to the analyzer; returns what puts the previous state back."""
+    def _open_transient(self, client: LspClient, file: ProjectFile, content: str) -> _Transient:
+        """Show `content` to the analyzer; the returned object puts the previous state back."""
+        # A restore still queued from an earlier op goes out on its own first: rust-analyzer given the
+        # close of one text and the open of the next in one read answers the request behind them up to
+        # twice as slowly (measured); apart, it settles the close before the open arrives.
+        client.flush()
         uri = self._uri(file.rel)
-        overlay = self.overlays.get(file.rel)
         version = self._next_version(file.rel)
-        if overlay is None:
-            client.notify("textDocument/didOpen", {"textDocument": {
-                "uri": uri, "languageId": "rust", "version": version, "text": content}})
-
-            def restore() -> None:
-                if client.alive and file.rel not in self.overlays:
-                    self._close(client, file, uri)
-        else:
+        overlaid = file.rel in self.overlays
+        if overlaid:
             client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                      "contentChanges": [{"text": content}]})
+        else:
+            client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "rust", "version": version, "text": content}})
+        return _Transient(self, client, file, uri, overlaid)
 
-            def restore() -> None:
-                current = self.overlays.get(file.rel)
-                if not client.alive:
-                    return
-                if current is None:
-                    self._close(client, file, uri)
-                    return
-                current.version = self._next_version(file.rel)
-                client.notify("textDocument/didChange", {
-                    "textDocument": {"uri": uri, "version": current.version},
-                    "contentChanges": [{"text": current.text}]})
-        return restore
-
-    def _close(self, client: LspClient, file: ProjectFile, uri: str) -> None:
+    def _close(self, client: LspClient, file: ProjectFile, uri: str, disk: str | None | _Unread = _UNREAD) -> None:
         """didClose, with the disk text put back first: rust-analyzer re-reads a closed file from disk
         only later, and an op right after must not see the text that was just closed."""
-        try:
-            with open(file.real, encoding="utf-8", errors="replace") as handle:
-                disk = handle.read()
-        except OSError:
-            disk = None
+        if disk is _UNREAD:
+            disk = _read_or_none(file)
         if disk is not None:
             client.notify("textDocument/didChange", {
                 "textDocument": {"uri": uri, "version": self._next_version(file.rel)},
                 "contentChanges": [{"text": disk}]})
         client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+    def _text_or_none(self, file: ProjectFile, content: str | None) -> str | None:
+        """The text the op sees, or None when the file cannot be read (nothing then depends on it)."""
+        if content is not None:
+            return content
+        overlay = self.overlays.get(file.rel)
+        return overlay.text if overlay is not None else _read_or_none(file)
 
     def _effective_text(self, file: ProjectFile, content: str | None) -> str:
         if content is not None:
@@ -380,14 +404,27 @@ class Session:
             return character
         return self.codec.from_server(line_text(index, line), character)
 
-    async def _request(self, op: _Op, method: str, params: dict[str, Any]) -> Any:
-        """A request within the op's budget; ContentModified and server-cancelled answers are retried."""
+    async def _request(self, op: _Op, method: str, params: dict[str, Any],
+                       meanwhile: Callable[[], object] | None = None) -> Any:
+        """A request within the op's budget; ContentModified and server-cancelled answers are retried.
+
+        `meanwhile` runs once, right after the request is written: work that needs no answer is done
+        while the analyzer computes it instead of after.
+        """
         client = self.client
         assert client is not None
         attempt = 0
         while True:
+            pending = client.send_request(method, params, timeout=op.remaining())
+            if meanwhile is not None:
+                try:
+                    meanwhile()
+                except BaseException:
+                    pending.cancel()  # nobody will await it: tell the analyzer to stop
+                    raise
+                meanwhile = None
             try:
-                return await client.request(method, params, timeout=op.remaining())
+                return await pending
             except ResponseError as error:
                 if _not_loaded_yet(client, error):
                     await asyncio.sleep(min(LOADING_RETRY_S, op.remaining()))
@@ -397,10 +434,12 @@ class Session:
                     raise
                 await asyncio.sleep(0.01 * attempt)
 
-    def _mark(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _mark(self, op: _Op, result: dict[str, Any]) -> dict[str, Any]:
+        """`indexing: true` when the analyzer was loading or indexing as the op began or as it ended:
+        the answer may be partial."""
         client = self.client
-        if client is not None and not client.quiescent:
-            result["indexing"] = True  # the analyzer was still loading: the answer may be partial
+        if op.began_busy or (client is not None and client.busy):
+            result["indexing"] = True
         return result
 
     # ---- ops -----------------------------------------------------------------------------------
@@ -456,30 +495,29 @@ class Session:
         assert client is not None
         uri = self._uri(file.rel)
         degraded = not self.pull_diagnostics
-        restore = None
+        transient = None
         if content is not None:
-            restore = self._open_transient(client, file, content)
+            transient = self._open_transient(client, file, content)
         elif degraded and file.rel not in self.overlays:
-            restore = self._open_transient(client, file, text)  # pushes come only for open documents
+            transient = self._open_transient(client, file, text)  # pushes come only for open documents
         assert self.policy is not None
+        enriched: dict[str, list[Any]] = {}
+
+        def meanwhile() -> None:  # while the analyzer computes the diagnostics
+            if transient is not None:
+                transient.prepare()
+            enriched.update(self._enrich(file.rel, text))
+
         try:
             if self.pull_diagnostics:
-                params = {"textDocument": {"uri": uri}}
-                pending = client.send_request("textDocument/diagnostic", params, timeout=op.remaining())
-                enriched = self._enrich(file.rel, text)  # while the analyzer works
-                try:
-                    report = await pending
-                except ResponseError as error:
-                    if not error.retryable and not _not_loaded_yet(client, error):
-                        raise
-                    report = await self._request(op, "textDocument/diagnostic", params)
+                report = await self._request(op, "textDocument/diagnostic", {"textDocument": {"uri": uri}}, meanwhile)
                 raw = (report or {}).get("items") or []
             else:
-                enriched = self._enrich(file.rel, text)
+                meanwhile()
                 raw = await self._pushed_diagnostics(client, uri, self._versions[file.rel], op)
         finally:
-            if restore is not None:
-                restore()
+            if transient is not None:
+                transient.restore()
         index = None if self.codec.identity else LineIndex(text)
         diagnostics = []
         for item in raw:
@@ -493,7 +531,7 @@ class Session:
                 "line": start["line"] + 1,
                 "character": self._utf8_column(index, start["line"], start["character"]),
             })
-        return self._mark({
+        return self._mark(op, {
             "diagnostics": diagnostics,
             "facts": enriched["facts"],
             "markers": [],
@@ -525,12 +563,22 @@ class Session:
             except RequestTimeout:
                 return raw
 
-    async def _completion(self, op: _Op, file: ProjectFile, position: dict[str, int]) -> list[dict[str, Any]]:
-        result = await self._request(op, "textDocument/completion", {
-            "textDocument": {"uri": self._uri(file.rel)},
-            "position": position,
-            "context": {"triggerKind": 1},
-        })
+    async def _completion(self, op: _Op, file: ProjectFile, position: dict[str, int],
+                          transient: _Transient | None, meanwhile: Callable[[], object] | None = None,
+                          ) -> list[dict[str, Any]]:
+        """The completion items at `position`; `transient` (shown before) is restored after the answer.
+        `meanwhile` runs while the analyzer works (default: the transient's preparation)."""
+        if meanwhile is None and transient is not None:
+            meanwhile = transient.prepare
+        try:
+            result = await self._request(op, "textDocument/completion", {
+                "textDocument": {"uri": self._uri(file.rel)},
+                "position": position,
+                "context": {"triggerKind": 1},
+            }, meanwhile)
+        finally:
+            if transient is not None:
+                transient.restore()
         return mapping.completion_items(result)  # the first answer, even when marked incomplete
 
     async def _complete(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
@@ -545,31 +593,44 @@ class Session:
         self._require_file(file, content)
         position = self._position("complete", params, file, content)
         client = self.client
-        assert client is not None
-        restore = self._open_transient(client, file, content) if content is not None else None
-        try:
-            items = await self._completion(op, file, position)
-        finally:
-            if restore is not None:
-                restore()
+        assert client is not None and self.policy is not None
+        policy = self.policy
+        line, character = params["position"]["line"], params["position"]["character"]
+        domain_file = not policy.is_test_path(file.rel)
+        test_code: list[bool] = []  # whether the position is in test code, decided at most once
+
+        def in_test_code() -> bool:
+            if not test_code:
+                text = self._text_or_none(file, content)
+                test_code.append(text is not None and policy.in_test_code(text, line, character))
+            return test_code[0]
+
+        def meanwhile() -> None:  # while the analyzer computes: decide early where unwrap may be offered
+            if transient is not None:
+                transient.prepare()
+            if domain_file:
+                text = self._text_or_none(file, content)
+                if text is not None and mapping.after_member_access(line_text(LineIndex(text), line - 1), character):
+                    in_test_code()
+
+        transient = self._open_transient(client, file, content) if content is not None else None
+        items = await self._completion(op, file, position, transient, meanwhile)
         chosen = []
-        for item in items:  # filter and cap before any per-entry work
+        for item in mapping.ranked(items):  # the analyzer's best first; filter and cap before per-entry work
             name = mapping.item_name(item)
-            if name.startswith(prefix):
+            if name.startswith(prefix) and not mapping.is_internal_name(name):
                 chosen.append((name, item))
                 if len(chosen) >= limit:
                     break
-        assert self.policy is not None
-        domain = not self.policy.is_test_path(file.rel)
         kinds = mapping.COMPLETION_KIND
         entries = []
         for name, item in chosen:
             unsafe = False
-            if domain and mapping.is_panicking_method(name):
+            if domain_file and mapping.is_panicking_method(name) and not in_test_code():
                 unsafe = await self._panics_on_option_or_result(op, items, item)
             entries.append({"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
                             "type_text": item.get("detail") or "", "unsafe": unsafe})
-        return self._mark({"entries": entries})
+        return self._mark(op, {"entries": entries})
 
     async def _panics_on_option_or_result(self, op: _Op, items: list[dict[str, Any]], item: dict[str, Any]) -> bool:
         """The name+receiver heuristic: an Option/Result-only sibling, else std's docs of the entry."""
@@ -586,14 +647,15 @@ class Session:
         position = self._position("type", params, file, content)
         client = self.client
         assert client is not None
-        restore = self._open_transient(client, file, content) if content is not None else None
+        transient = self._open_transient(client, file, content) if content is not None else None
         try:
             hover = await self._request(op, "textDocument/hover", {
-                "textDocument": {"uri": self._uri(file.rel)}, "position": position})
+                "textDocument": {"uri": self._uri(file.rel)}, "position": position},
+                None if transient is None else transient.prepare)
         finally:
-            if restore is not None:
-                restore()
-        return self._mark(mapping.hover_to_type(hover))
+            if transient is not None:
+                transient.restore()
+        return self._mark(op, mapping.hover_to_type(hover))
 
     async def _scope(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
         file = self._file("scope", params)
@@ -608,20 +670,16 @@ class Session:
             shown = (text if text.endswith("\n") or not text else text + "\n") + _SCOPE_PROBE
             probe = LineIndex(shown)
             position = {"line": probe.line_count - 3, "character": 4}
-        restore = self._open_transient(client, file, shown) if shown is not None else None
-        try:
-            items = await self._completion(op, file, position)
-        finally:
-            if restore is not None:
-                restore()
+        transient = self._open_transient(client, file, shown) if shown is not None else None
+        items = await self._completion(op, file, position, transient)
         kinds = mapping.COMPLETION_KIND
         symbols = []
         seen = set()
         for item in items:
             kind = item.get("kind")
-            name = mapping.item_name(item)
-            if kind in (mapping.KEYWORD, mapping.SNIPPET) or name.startswith("__ferrule_scope_probe__"):
-                continue
+            name = mapping.symbol_name(item)
+            if name is None or kind in (mapping.KEYWORD, mapping.SNIPPET) or name.startswith("__ferrule_scope_probe__"):
+                continue  # internal names (`<ra@gennew>7` in a for loop), keywords, snippets, the probe
             key = (name, kind)
             if key in seen:
                 continue
@@ -634,7 +692,7 @@ class Session:
         branded = [{"name": entry["name"], "seam": cell or file.rel, "heuristic": True,
                     **({"line": entry["line"]} if "line" in entry else {})}
                    for entry in self.policy.branded(text)]
-        return self._mark({"symbols": symbols, "cell": cell, "seam_file": seam_file, "branded": branded})
+        return self._mark(op, {"symbols": symbols, "cell": cell, "seam_file": seam_file, "branded": branded})
 
     async def _shutdown(self, params: dict[str, Any], op: _Op) -> dict[str, Any]:
         async with self._lifecycle:
@@ -648,6 +706,40 @@ class Session:
         await self.call("shutdown", {})
 
 
+def initialize_params(root: Path) -> dict[str, Any]:
+    """The `initialize` params the Session sends for the project at `root` (a canonical path)."""
+    uri = path_to_uri(root)
+    forced = os.environ.get("FERRULE_POSITION_ENCODING")
+    encodings = [forced] if forced else ["utf-8", "utf-16"]
+    text_document: dict[str, Any] = {
+        "synchronization": {"dynamicRegistration": False, "didSave": False},
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        # documentation resolved lazily: an answer is a tenth of the size, and only the few entries
+        # left after the prefix filter and the cap that need their docs are resolved
+        "completion": {"completionItem": {"snippetSupport": False, "labelDetailsSupport": False,
+                                          "resolveSupport": {"properties": ["documentation"]}},
+                       "contextSupport": True},
+        "publishDiagnostics": {"versionSupport": True, "relatedInformation": False},
+    }
+    if not _push_forced():
+        text_document["diagnostic"] = {"dynamicRegistration": False, "relatedDocumentSupport": False}
+    return {
+        "processId": os.getpid(),
+        "clientInfo": {"name": "ferrule"},
+        "rootUri": uri,
+        "rootPath": str(root),
+        "workspaceFolders": [{"uri": uri, "name": root.name}],
+        "initializationOptions": ANALYZER_CONFIG,
+        "capabilities": {
+            "general": {"positionEncodings": encodings},
+            "window": {"workDoneProgress": True},
+            "workspace": {"configuration": True, "workspaceFolders": True},
+            "textDocument": text_document,
+            "experimental": {"serverStatusNotification": True},
+        },
+    }
+
+
 def _configuration(item: dict[str, Any]) -> Any:
     section = item.get("section")
     if section in ("rust-analyzer", None, ""):
@@ -657,7 +749,7 @@ def _configuration(item: dict[str, Any]) -> Any:
 
 def _not_loaded_yet(client: LspClient, error: ResponseError) -> bool:
     """rust-analyzer answers "file not found" until the workspace's files are loaded: wait, don't fail."""
-    return not client.quiescent and "file not found" in error.message
+    return client.busy and "file not found" in error.message
 
 
 def _push_forced() -> bool:
@@ -681,4 +773,4 @@ def _content(op: str, params: dict[str, Any]) -> str | None:
     return content
 
 
-__all__ = ["ANALYZER_CONFIG", "DEFAULT_BUDGET_MS", "Session"]
+__all__ = ["ANALYZER_CONFIG", "DEFAULT_BUDGET_MS", "Session", "initialize_params"]

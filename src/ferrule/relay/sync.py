@@ -20,12 +20,13 @@ class SyncSession:
         *,
         analyzer: str | None = None,
         on_progress: ProgressCallback | None = None,
+        quiet_policy: bool = False,
     ) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="ferrule-relay", daemon=True)
         self._thread.start()
         self._closed = False
-        self.session: Session = self._run(_make(root, analyzer, on_progress))
+        self.session: Session = self._run(_make(root, analyzer, on_progress, quiet_policy))
 
     def _run(self, coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
@@ -56,5 +57,7 @@ class SyncSession:
         self.close()
 
 
-async def _make(root: str | os.PathLike[str], analyzer: str | None, on_progress: ProgressCallback | None) -> Session:
-    return Session(root, analyzer=analyzer, on_progress=on_progress)  # the Session binds to this loop
+async def _make(root: str | os.PathLike[str], analyzer: str | None, on_progress: ProgressCallback | None,
+                quiet_policy: bool) -> Session:
+    # made on the loop's thread: the Session binds to this loop
+    return Session(root, analyzer=analyzer, on_progress=on_progress, quiet_policy=quiet_policy)

@@ -47,7 +47,7 @@ class Outcome:
 def _sync_session(root: Path, *, analyzer: str | None, on_progress: Callable[..., None]) -> RelayCaller:
     from ferrule.relay.sync import SyncSession
 
-    return SyncSession(root, analyzer=analyzer, on_progress=on_progress)
+    return SyncSession(root, analyzer=analyzer, on_progress=on_progress, quiet_policy=True)  # not in a tool's report
 
 
 class SharedRelay:

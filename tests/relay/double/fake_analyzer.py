@@ -118,8 +118,9 @@ class Transcript:
             candidates = same_method
         if not candidates:
             return None
-        for pick in ([i for i in candidates if i > self.cursor and not self.used[i]],
-                     [i for i in candidates if not self.used[i]],
+        # The n-th time a message is sent, the n-th recorded one answers it: concurrent ops on other
+        # files may interleave differently than when recorded, but one file's ops keep their order.
+        for pick in ([i for i in candidates if not self.used[i]],
                      [i for i in candidates if i <= self.cursor][-1:],
                      candidates):
             if pick:

@@ -1,0 +1,103 @@
+"""When the Session counts the analyzer as ready, and when it says an answer was given while indexing:
+a scripted language server (tests/lsp/fake_server.py) stands in for rust-analyzer, so the load phases
+and progress are exactly what each test says. The live counterpart is in tests/relay_live/test_errors.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from ferrule.relay.session import Session
+
+FAKE = Path(__file__).resolve().parent.parent / "lsp" / "fake_server.py"
+AT = {"file": "src/lib.rs", "position": {"line": 1, "character": 4}}
+
+
+def crate(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir(parents=True)
+    (tmp_path / "src" / "lib.rs").write_text("fn f() { let x = 1u8; }\n")
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "x"\nversion = "0.1.0"\n')
+    return tmp_path
+
+
+def fake_analyzer(tmp_path: Path) -> str:
+    script = tmp_path / "fake-rust-analyzer"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    script.chmod(0o755)
+    return str(script)
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 60))
+
+
+def test_init_waits_out_the_quiescent_moment_between_two_load_phases(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_LOAD_GAP_MS", "150")
+    root = crate(tmp_path / "crate")
+    analyzer = fake_analyzer(tmp_path)
+
+    async def body():
+        session = Session(root, analyzer=analyzer, quiet_policy=True)
+        started = time.monotonic()
+        result = await session.call("init", {})
+        waited = time.monotonic() - started
+        answer = await session.call("type", AT)  # at once: the second phase must be over
+        client = session.client
+        await session.call("shutdown", {})
+        return result, waited, answer, client
+
+    result, waited, answer, client = run(body())
+    assert result["quiescent"] is True
+    assert waited >= 0.3, "init returned in the quiescent moment before the second phase"
+    assert answer == {"display": "let x: u8", "documentation": ""}
+    assert not client.busy
+
+
+def test_answers_given_while_progress_runs_say_indexing(tmp_path):
+    root = crate(tmp_path / "crate")
+    analyzer = fake_analyzer(tmp_path)
+
+    async def body():
+        session = Session(root, analyzer=analyzer, quiet_policy=True)
+        assert (await session.call("init", {}))["quiescent"] is True
+        settled = await session.call("type", AT)
+        await session.client.request("test/progress", {"kind": "begin", "token": "rustAnalyzer/Indexing"})
+        assert session.client.quiescent, "the server still says quiescent: only the progress shows the work"
+        during = await session.call("type", AT)
+        await session.client.request("test/progress", {"kind": "end", "token": "rustAnalyzer/Indexing"})
+        after = await session.call("type", AT)
+        await session.call("shutdown", {})
+        return settled, during, after
+
+    settled, during, after = run(body())
+    assert "indexing" not in settled
+    assert during["indexing"] is True and during["display"] == "let x: u8"
+    assert "indexing" not in after
+
+
+
+def test_the_policy_line_goes_to_stderr_unless_the_embedder_asks_for_quiet(tmp_path, capfd):
+    root = crate(tmp_path / "crate")
+    analyzer = fake_analyzer(tmp_path)
+
+    async def init_and_close(**options):
+        session = Session(root, analyzer=analyzer, **options)
+        await session.call("init", {})
+        await session.call("shutdown", {})
+
+    run(init_and_close())
+    assert f"ferrule: policy from no conform.toml in {root}" in capfd.readouterr().err
+    run(init_and_close(quiet_policy=True))
+    assert "policy from" not in capfd.readouterr().err
+
+
+def test_sync_session_passes_quiet_policy_through(tmp_path, capfd):
+    from ferrule.relay.sync import SyncSession
+
+    root = crate(tmp_path / "crate")
+    with SyncSession(root, analyzer=fake_analyzer(tmp_path), quiet_policy=True) as session:
+        assert session.call("init", {})["quiescent"] is True
+    assert "policy from" not in capfd.readouterr().err
