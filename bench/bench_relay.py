@@ -1,15 +1,21 @@
 """The relay's cost over talking to rust-analyzer directly, on the same file, in one run.
 
 Rows (each its own warm analyzer on a private copy of tests/fixtures/relay_shell, src/lib.rs; the first
-three run at the same time, measured in alternating blocks of calls so the machine's drift is shared):
+four run at the same time, measured in short alternating blocks of calls so the machine's drift is
+shared; a full run repeats that race on fresh analyzers five times, since one analyzer process can be
+twice as fast as the next at the same op, and takes the median over races):
 - direct LSP client (relay_direct_client.py): a blocking Content-Length client, the floor;
+- a second direct LSP client, the control: the same client on its own analyzer, so its distance from
+  the floor is what two identical contenders differ by here (the noise the overheads stand against);
 - `ferrule serve` over pipes: what a host sees (NDJSON frames through the relay process);
 - the in-process Session: `await session.call(...)` in the caller's event loop;
 - multilspy (or another peer) in .venv-peers, driven through bench/peer_lsp.py in a subprocess.
 
 Ops: `type` (hover); `complete` with a transient `content` on every call; `validate` with a transient
-`content`; pipelined `type` (N requests written at once, then N answers read). The direct client
-does the least LSP traffic with the same meaning: didOpen(content), the request, didClose.
+`content`; pipelined `type` (N requests written at once, then N answers read). The direct client sends
+the relay's own `initialize` params and settings, and does the same transient dance for the same
+meaning: didOpen(content), the request, then didChange(disk text) and didClose; each message is its
+own write, as a minimal client does.
 """
 
 from __future__ import annotations
@@ -92,10 +98,12 @@ class Direct:
     name = "direct LSP client (floor)"
 
     def __init__(self, root: Path, analyzer: str) -> None:
-        from ferrule.relay.session import ANALYZER_CONFIG
+        from ferrule.relay.session import ANALYZER_CONFIG, initialize_params
 
-        self.client = client = DirectClient(analyzer, root, options=ANALYZER_CONFIG)  # the relay's settings
-        client.initialize()
+        # the relay's settings and the relay's exact capabilities (completion documentation resolved
+        # lazily on both sides, so the answers the two parse are the same size)
+        self.client = client = DirectClient(analyzer, root, options=ANALYZER_CONFIG)
+        client.initialize(params=initialize_params(Path(os.path.realpath(root))))
         self.text = text = _lib_text(root)
         self.uri = client.uri(FILE)
         self.version = 0
@@ -231,31 +239,52 @@ def _check(call: Callable[[str, dict], dict], params: dict[str, dict]) -> None:
     assert any(d["code"] == "E0308" for d in call("validate", params["validate"])["diagnostics"])
 
 
-async def race(tmp: Path, analyzer: str, rounds: dict[str, int]) -> dict[str, dict[str, object]]:
-    """Every contender warm at once, measured in turns of `block` calls (rotating who goes first), so
-    each runs in its stride and the machine's drift falls on all of them alike."""
+class Control(Direct):
+    name = "direct LSP client #2 (control)"
+
+
+FLOOR, CONTROL = Direct.name, Control.name
+# calls per turn, and calls before each turn that are not counted (back in its stride after the others)
+BLOCK = {"type": 50, "complete": 10, "validate": 10}
+WARM = {"type": 5, "complete": 3, "validate": 3}
+
+
+async def race(tmp: Path, analyzer: str, rounds: dict[str, int], label: str = "") -> dict[str, dict[str, object]]:
+    """Every contender warm at once, measured in short turns of calls (rotating who goes first), so
+    each runs in its stride and the machine's drift falls on all of them alike. Besides the samples,
+    `paired` keeps each turn's p50 minus the floor's p50 in the same round: the overhead with the
+    drift between rounds taken out."""
     contenders = []
     try:
-        for kind in (Direct, Served, InProcess):
+        for kind in (Direct, Control, Served, InProcess):
             print(f"bench_relay: starting {kind.name}...", file=sys.stderr, flush=True)
-            contender = kind(_copy(tmp, kind.__name__.lower()), analyzer)
+            contender = kind(_copy(tmp, kind.__name__.lower() + label), analyzer)
             contenders.append(contender)
             if isinstance(contender, InProcess):
                 await contender.start()
-        results: dict[str, dict[str, object]] = {c.name: {} for c in contenders}
+        results: dict[str, dict[str, object]] = {c.name: {"paired": {}} for c in contenders}
+        n = len(contenders)
         for op in ("type", "complete", "validate"):
             samples: dict[str, list[float]] = {c.name: [] for c in contenders}
-            block = max(5, rounds[op] // 12)
+            paired: dict[str, list[float]] = {c.name: [] for c in contenders}
+            block = BLOCK[op]
             for b in range(-(-rounds[op] // block)):
-                for contender in contenders[b % 3:] + contenders[:b % 3]:
-                    for _ in range(5):  # back in its stride after the others' turn: not counted
+                turn: dict[str, float] = {}
+                for contender in contenders[b % n:] + contenders[:b % n]:
+                    for _ in range(WARM[op]):
                         await contender.call(op)
+                    taken = []
                     for _ in range(block):
                         start = time.perf_counter()
                         await contender.call(op)
-                        samples[contender.name].append((time.perf_counter() - start) * 1e3)
-            for name, values in samples.items():
-                results[name][op] = values
+                        taken.append((time.perf_counter() - start) * 1e3)
+                    samples[contender.name] += taken
+                    turn[contender.name] = p50(taken)
+                for name, value in turn.items():
+                    paired[name].append(value - turn[FLOOR])
+            for name in samples:
+                results[name][op] = samples[name]
+                results[name]["paired"][op] = paired[name]
         for contender in contenders:
             results[contender.name]["pipelined"] = await contender.pipelined(rounds["pipelined"])
         return results
@@ -354,42 +383,66 @@ def _analyzer() -> str:
     return resolve_analyzer().path
 
 
+async def races(tmp: Path, analyzer: str, rounds: dict[str, int], count: int) -> list[dict[str, dict[str, object]]]:
+    """`count` races, each on fresh analyzers: one analyzer's speed at an op varies from one process to
+    the next (for validate by up to 2x here), so one race compares instances as much as clients."""
+    runs = []
+    for number in range(count):
+        print(f"bench_relay: race {number + 1} of {count}", file=sys.stderr, flush=True)
+        runs.append(await race(tmp, analyzer, rounds, f"-{number}"))
+    return runs
+
+
 def main(quick: bool = False) -> None:
-    rounds = ({"type": 300, "complete": 60, "validate": 60, "pipelined": 300} if quick else
-              {"type": 3000, "complete": 400, "validate": 400, "pipelined": 3000})
+    count = 1 if quick else 5
+    total = ({"type": 300, "complete": 60, "validate": 60, "pipelined": 300} if quick else
+             {"type": 3000, "complete": 400, "validate": 400, "pipelined": 3000})
+    rounds = {op: max(BLOCK.get(op, 1), n // count) for op, n in total.items()}
     analyzer = _analyzer()
     with tempfile.TemporaryDirectory(prefix="ferrule-bench-relay-") as tmp:
-        runs = asyncio.run(race(Path(tmp), analyzer, rounds))
+        each = asyncio.run(races(Path(tmp), analyzer, rounds, count))
         print("bench_relay: peer...", file=sys.stderr, flush=True)
-        peer, peer_note = bench_peer(_copy(Path(tmp), "peer"), analyzer, rounds)
-    floor = runs["direct LSP client (floor)"]
+        peer, peer_note = bench_peer(_copy(Path(tmp), "peer"), analyzer, total)
+    names = list(each[0])
+    runs: dict[str, dict[str, object]] = {
+        name: {op: [x for run in each for x in run[name][op]] for op in ("type", "complete", "validate")}
+        for name in names}
+    for name in names:
+        runs[name]["pipelined"] = statistics.median(run[name]["pipelined"] for run in each)
     rows = []
     for name, run in runs.items():
         row: list[object] = [name]
         for op in ("type", "complete", "validate"):
-            samples = run[op]
-            row += [p50(samples), p99(samples)]
+            row += [statistics.median(p50(r[name][op]) for r in each), p99(run[op])]
         row.append(run["pipelined"])
         rows.append(row)
     if peer is not None:
         rows.append([peer["name"], peer["hover_p50"], peer["hover_p99"], peer["completion_p50"],
                      peer["completion_p99"], "-", "-", "-"])
-    print_table(f"relay vs direct rust-analyzer ({'quick' if quick else 'full'}: "
-                f"{rounds['type']} type, {rounds['complete']} complete/validate)",
+    print_table(f"relay vs direct rust-analyzer ({'quick' if quick else 'full'}: {count} race(s) on fresh "
+                f"analyzers, {count * rounds['type']} type, {count * rounds['complete']} complete/validate)",
                 ["client", "type p50 ms", "type p99 ms", "complete p50 ms", "complete p99 ms",
                  "validate p50 ms", "validate p99 ms", "pipelined type ops/s"], rows,
                 "complete and validate send a transient `content` on every call.")
     overhead = []
-    for name in ("ferrule serve (pipes)", "Session in-process"):
+    for name in (CONTROL, "ferrule serve (pipes)", "Session in-process"):
         for op, target in TARGETS.items():
-            added = p50(runs[name][op]) - p50(floor[op])
-            overhead.append([name, op, added, f"<= {target}", "met" if added <= target else "MISSED"])
+            added = statistics.median(p50(r[name][op]) - p50(r[FLOOR][op]) for r in each)
+            paired = p50([x for r in each for x in r[name]["paired"][op]])
+            if name == CONTROL:
+                overhead.append([name, op, added, paired, "-", "noise"])
+            else:
+                overhead.append([name, op, added, paired, f"<= {target}", "met" if added <= target else "MISSED"])
     print_table("the shell alone: one `type` frame's round trip with the analyzer hop removed",
-                ["path", "p50 µs", "p99 µs"], shell_round_trips(FIXTURE, rounds["type"] * 3),
+                ["path", "p50 µs", "p99 µs"], shell_round_trips(FIXTURE, total["type"] * 3),
                 "what `ferrule serve` itself costs per frame: envelope checks, path safety, scheduling, "
                 "encoding, two pipe hops.")
-    print_table("relay overhead over the floor (p50)", ["path", "op", "added ms", "target ms", "verdict"],
-                overhead, f"peer: {peer_note}" if peer_note else "")
+    notes = ("added = the median over races of (p50 minus the floor's p50); paired = the median over all turns "
+             "of a turn's p50 minus the floor's in the same round; the control row is the same client as the "
+             "floor on its own analyzer: its figures are the noise.")
+    print_table("relay overhead over the floor (p50)",
+                ["path", "op", "added ms", "paired ms", "target ms", "verdict"], overhead,
+                notes + (f"\npeer: {peer_note}" if peer_note else ""))
 
 
 if __name__ == "__main__":

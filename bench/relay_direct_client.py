@@ -81,10 +81,15 @@ class DirectClient:
             buf += chunk
 
     def _handle(self, message: dict[str, Any]) -> None:
-        """Server-initiated traffic: answer requests with null, watch serverStatus."""
+        """Server-initiated traffic: the settings for workspace/configuration, null to other requests;
+        watch serverStatus."""
         method = message.get("method")
         if "id" in message and method is not None:
-            self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            result = None
+            if method == "workspace/configuration":
+                result = [self.options if item.get("section") in ("rust-analyzer", None, "") else None
+                          for item in (message.get("params") or {}).get("items") or []]
+            self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
         elif method == "experimental/serverStatus":
             self.quiescent = bool(message["params"].get("quiescent"))
 
@@ -121,9 +126,10 @@ class DirectClient:
 
     # -- session -----------------------------------------------------------------------------------
 
-    def initialize(self, timeout: float = 120.0) -> dict[str, Any]:
+    def initialize(self, timeout: float = 120.0, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`initialize` with `params` (default: a small set of capabilities), then wait for quiescence."""
         uri = self.root.as_uri()
-        result = self.request("initialize", {
+        result = self.request("initialize", params if params is not None else {
             "processId": os.getpid(),
             "rootUri": uri,
             "workspaceFolders": [{"uri": uri, "name": self.root.name}],
