@@ -23,6 +23,7 @@ from typing import Any
 
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, PositionCodec, RequestTimeout, ResponseError, ServerExited, path_to_uri
+from ferrule.lsp.errors import INTERNAL_ERROR
 from ferrule.lsp.positions import line_text
 from ferrule.relay import mapping
 from ferrule.relay.errors import (
@@ -748,8 +749,11 @@ def _configuration(item: dict[str, Any]) -> Any:
 
 
 def _not_loaded_yet(client: LspClient, error: ResponseError) -> bool:
-    """rust-analyzer answers "file not found" until the workspace's files are loaded: wait, don't fail."""
-    return client.busy and "file not found" in error.message
+    """rust-analyzer answers "file not found" until the workspace's files are loaded, and a handler may
+    panic on a crate graph still being built ("no entry found for key"): while it loads, wait, don't fail."""
+    if not client.busy:
+        return False
+    return "file not found" in error.message or (error.code == INTERNAL_ERROR and "panicked" in error.message)
 
 
 def _push_forced() -> bool:
