@@ -84,10 +84,11 @@ def test_many_messages_in_one_chunk_are_all_dispatched():
     run(body())
 
 
-def test_a_garbled_header_does_not_hold_back_the_answer_behind_it():
+def test_output_that_is_not_lsp_ends_the_session_at_once():
     async def body():
         client = await started()
-        assert await asyncio.wait_for(client.request("test/garbled", {}), 5) == "after"
+        with pytest.raises(ServerExited, match="not LSP"):
+            await asyncio.wait_for(client.request("test/garbled", {}), 5)
         await client.shutdown()
 
     run(body())

@@ -240,8 +240,6 @@ def test_a_truncated_frame_then_exit_is_oracle_crashed_at_once(proxied):
     assert len(launches(proxied.log)) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="ferrule.lsp.client.LspClient drops output that is not LSP silently: the "
-                                       "op waits out its whole budget; fix in the report")
 @pytest.mark.parametrize("fault", ["garbage", "badjson"])
 def test_output_that_is_not_lsp_is_a_clear_error_at_once(proxied, fault):
     arm(proxied, fault)

@@ -1,8 +1,8 @@
 """Arguments that pass the schema but not the analyzer: positions beyond what LSP can carry.
 
 `line` and `character` are LSP `uinteger`s (at most 2**31 - 1). The MCP schema says integer >= 1 / >= 0
-and lets 1e30 through (an integer-valued number); the relay's envelope lets 2**64 - 1 through. Each
-must come back as a `protocol` error naming the position, and leave nothing behind in the session.
+and lets 1e30 through (an integer-valued number); a direct Session call has no envelope in front of it.
+Each must come back as a `protocol` error naming the position, and leave nothing behind in the session.
 """
 
 from __future__ import annotations
@@ -34,9 +34,6 @@ def test_the_relay_refuses_a_position_past_u32(tmp_path, analyzer_env):
         serve.kill()
 
 
-@pytest.mark.xfail(strict=True, reason="Session._position passes any int on; LspClient.request cannot encode "
-                                       "one past 64 bits (TypeError, not a RelayError) and leaves the request "
-                                       "pending; fix in the report")
 def test_a_position_past_64_bits_is_a_protocol_error_and_leaves_nothing_pending(tmp_path, analyzer_env,
                                                                                 monkeypatch):
     root = copy_crate("faultcrate", tmp_path)
@@ -49,8 +46,6 @@ def test_a_position_past_64_bits_is_a_protocol_error_and_leaves_nothing_pending(
         assert session.session.client.in_flight == 0
 
 
-@pytest.mark.xfail(strict=True, reason="rust_type/rust_complete turn 1e30 into an int past 64 bits: the tool "
-                                       "fails with TypeError instead of a protocol error; fix in the report")
 @pytest.mark.parametrize("tool", ["rust_type", "rust_complete", "rust_scope"])
 def test_mcp_tools_refuse_a_position_past_what_lsp_carries(tmp_path, analyzer_env, tool):
     root = copy_crate("faultcrate", tmp_path)

@@ -153,9 +153,6 @@ def test_the_policy_gate_does_not_follow_a_symlink_out_of_the_root(world, mcp):
     assert events == [], "the gate read the file outside the project"
 
 
-@pytest.mark.xfail(strict=True, reason="ferrule.tools.gate_tool._selection lets OSError (ENAMETOOLONG) out of "
-                                       "Path.exists(): the tool fails instead of answering `protocol`; fix in "
-                                       "the report")
 @pytest.mark.parametrize("path", LONG_NAMES, ids=["long-name", "deep-path"])
 def test_rust_check_refuses_an_over_long_path(mcp, path):
     result = mcp.tool("rust_check", {"paths": [path]})

@@ -254,13 +254,14 @@ class LspClient:
     def _start_request(self, method: str, params: Any) -> tuple[int, asyncio.Future[Any]]:
         self._raise_if_closed()
         request_id = self._next_id
-        self._next_id = request_id + 1
-        future: asyncio.Future[Any] = self._loop.create_future()
-        self._pending[request_id] = (future, method)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        self._post(self._encode(self._dumps(message)), urgent=True)
+        frame = self._encode(self._dumps(message))  # what cannot be encoded leaves nothing pending
+        self._next_id = request_id + 1
+        future: asyncio.Future[Any] = self._loop.create_future()
+        self._pending[request_id] = (future, method)
+        self._post(frame, urgent=True)
         return request_id, future
 
     def send_request(self, method: str, params: Any = None, *, timeout: float | None = None) -> asyncio.Future[Any]:
@@ -315,20 +316,18 @@ class LspClient:
     # ---- reading -------------------------------------------------------------------------------
 
     def _on_stdout(self, data: bytes) -> None:
-        bodies: list[bytes] = []
-        while True:
-            try:
-                bodies += self._framer.feed(data)
-                break
-            except FrameError as error:  # a garbled header: keep what came before it, resync after,
-                bodies += error.bodies  # and drain what the same read already holds beyond it
-                data = b""
+        fault = None
+        try:
+            bodies = self._framer.feed(data)
+        except FrameError as error:  # a server that writes what is not LSP is broken: no waiting it out
+            bodies, fault = error.bodies, f"a malformed header ({error})"
         loads = self._loads
         for body in bodies:
             try:
                 message = loads(body)
-            except orjson.JSONDecodeError:
-                continue
+            except orjson.JSONDecodeError as error:
+                fault = fault or f"a body that is not JSON ({error})"
+                break
             if type(message) is not dict:
                 continue
             method = message.get("method")
@@ -340,6 +339,9 @@ class LspClient:
                 handler = self.notification_handlers.get(method)
                 if handler is not None:
                     handler(message.get("params"))
+        if fault is not None:
+            self._on_closed(f"the server wrote output that is not LSP: {fault}")
+            self.kill()
 
     def _on_response(self, message: dict[str, Any]) -> None:
         entry = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]

@@ -83,6 +83,11 @@ class ProjectRoot:
         return os.path.relpath(text, self.path).replace(os.sep, "/")
 
 
+# Longer paths and names cannot exist; refusing them keeps the OS's ENAMETOOLONG out of every op.
+_PATH_MAX = 4096
+_NAME_MAX = 255
+
+
 def _relative_parts(rel: object) -> list[str]:
     if not isinstance(rel, str) or not rel:
         raise ProtocolError(f"`file` must be a non-empty string, got {rel!r}", _RECIPE)
@@ -92,7 +97,11 @@ def _relative_parts(rel: object) -> list[str]:
         raise ProtocolError(f"path {rel!r} uses a backslash; paths use forward slashes", _RECIPE)
     if rel.startswith("/") or _DRIVE.match(rel):
         raise ProtocolError(f"absolute path {rel!r} refused: paths are relative to the project root", _RECIPE)
+    if len(rel.encode("utf-8", "surrogatepass")) > _PATH_MAX:
+        raise ProtocolError(f"path of {len(rel)} characters refused: longer than any file system path", _RECIPE)
     parts = [part for part in rel.split("/") if part not in ("", ".")]
+    if any(len(part.encode("utf-8", "surrogatepass")) > _NAME_MAX for part in parts):
+        raise ProtocolError("path refused: a name in it is longer than 255 bytes, which no file can have", _RECIPE)
     if ".." in parts:
         raise ProtocolError(f"path {rel!r} refused: `..` may not leave the project root", _RECIPE)
     if not parts:

@@ -50,6 +50,7 @@ DEFAULT_BUDGET_MS = {
 }
 INITIALIZE_TIMEOUT_S = 60.0
 CONTENT_MODIFIED_RETRIES = 5
+LSP_INT_MAX = 2**31 - 1  # LSP positions are uinteger: 0 to 2**31 - 1
 COMPLETE_MAX_DEFAULT = 50
 PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may keep coming
 LOADING_RETRY_S = 0.05  # while the workspace loads, how often a "file not found" request is retried
@@ -391,9 +392,11 @@ class Session:
         if not isinstance(position, dict):
             raise ProtocolError.bad_param(op, "`position` must be an object {line, character}")
         line, character = position.get("line"), position.get("character")
-        if type(line) is not int or type(character) is not int or line < 1 or character < 0:
+        if (type(line) is not int or type(character) is not int or not 1 <= line <= LSP_INT_MAX
+                or not 0 <= character <= LSP_INT_MAX):
             raise ProtocolError.bad_param(
-                op, f"`position` needs an integer line >= 1 and character >= 0, got {position!r}")
+                op, f"`position` needs an integer line from 1 and character from 0, both at most {LSP_INT_MAX} "
+                    f"(what LSP carries), got {position!r}")
         if self.codec.identity:
             return {"line": line - 1, "character": character}
         if index is None:
