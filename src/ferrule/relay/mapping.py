@@ -23,7 +23,7 @@ _OPTION_ONLY = frozenset({"is_some", "is_none", "is_some_and", "is_none_or", "ok
                           "get_or_insert_with"})
 _RESULT_ONLY = frozenset({"is_ok", "is_err", "is_ok_and", "is_err_and", "map_err", "unwrap_err",
                           "expect_err", "inspect_err"})
-_PANICKING = frozenset({"unwrap", "expect"})
+PANICKING = frozenset({"unwrap", "expect"})  # the methods whose completion may be flagged `unsafe`
 # std's own docs of Option::unwrap/expect and Result::unwrap/expect start so.
 _STD_DOC_MARKS = ("contained [`Some`]", "contained [`Ok`]")
 
@@ -45,15 +45,21 @@ def item_name(item: dict[str, Any]) -> str:
     return name
 
 
-def _rank(item: dict[str, Any]) -> tuple[str, str]:
-    label = item.get("label") or ""
-    return item.get("sortText") or label, label
-
-
-def ranked(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The analyzer's own order of preference: by `sortText` (the label when absent, as LSP says),
-    then by label; rust-analyzer does not send its list in that order."""
-    return sorted(items, key=_rank)
+def best(items: list[dict[str, Any]], prefix: str, limit: int) -> list[tuple[str, dict[str, Any]]]:
+    """(name, item) of the first `limit` items whose name starts with `prefix`, in the analyzer's order
+    of preference: by `sortText` (the label when absent, as LSP says), then by label; rust-analyzer
+    does not send its list in that order. Names the analyzer made for itself (`<ra@gennew>16`, the
+    iterator of a desugared `for` loop) are left out. Only the items the filter keeps are ranked."""
+    keyed: list[tuple[str, str, int, str, dict[str, Any]]] = []
+    append = keyed.append
+    for item in items:
+        get = item.get
+        name = get("filterText") or get("label") or ""
+        if name[:1] != "<" and (not prefix or name.startswith(prefix)):
+            label = get("label") or ""
+            append((get("sortText") or label, label, len(keyed), name, item))  # the index settles ties
+    keyed.sort()
+    return [(key[3], key[4]) for key in keyed[:limit]]
 
 
 # A Rust identifier (raw ones too), a macro (`name!`) or a lifetime; rust-analyzer also offers names it
@@ -63,11 +69,6 @@ _RUST_NAME = re.compile(r"(?:r#)?[^\W\d]\w*!?|'[^\W\d]\w*")
 
 def is_rust_name(name: str) -> bool:
     return _RUST_NAME.fullmatch(name) is not None
-
-
-def is_internal_name(name: str) -> bool:
-    """A name the analyzer made for itself (`<ra@gennew>16`, the iterator of a desugared `for` loop)."""
-    return name.startswith("<")
 
 
 def symbol_name(item: dict[str, Any]) -> str | None:
@@ -113,10 +114,6 @@ def receiver_is_option_or_result(items: list[dict[str, Any]], item: dict[str, An
         if name in _OPTION_ONLY or name in _RESULT_ONLY:
             return other.get("kind") == 2  # a method, not a free function of that name
     return False
-
-
-def is_panicking_method(name: str) -> bool:
-    return name in _PANICKING
 
 
 def hover_to_type(result: Any) -> dict[str, str]:

@@ -133,8 +133,9 @@ def _read_or_none(file: ProjectFile) -> str | None:
 
 class _Transient:
     """A transient `content` shown for one op. `prepare()`, called while the analyzer works on the
-    op's request, reads what the restore needs; `restore()` then only queues the messages (the LSP
-    client writes them at the end of the loop turn, after the answer has gone)."""
+    op's request, reads what the restore needs; `restore()` then only queues the messages: the LSP
+    client writes them at the end of the loop turn, after `ferrule serve` has written the answer, or
+    with the next request when the caller starts another op in the same turn."""
 
     __slots__ = ("_session", "_client", "_file", "_uri", "_overlaid", "_disk")
 
@@ -339,10 +340,6 @@ class Session:
 
     def _open_transient(self, client: LspClient, file: ProjectFile, content: str) -> _Transient:
         """Show `content` to the analyzer; the returned object puts the previous state back."""
-        # A restore still queued from an earlier op goes out on its own first: rust-analyzer given the
-        # close of one text and the open of the next in one read answers the request behind them up to
-        # twice as slowly (measured); apart, it settles the close before the open arrives.
-        client.flush()
         uri = self._uri(file.rel)
         version = self._next_version(file.rel)
         overlaid = file.rel in self.overlays
@@ -619,18 +616,12 @@ class Session:
 
         transient = self._open_transient(client, file, content) if content is not None else None
         items = await self._completion(op, file, position, transient, meanwhile)
-        chosen = []
-        for item in mapping.ranked(items):  # the analyzer's best first; filter and cap before per-entry work
-            name = mapping.item_name(item)
-            if name.startswith(prefix) and not mapping.is_internal_name(name):
-                chosen.append((name, item))
-                if len(chosen) >= limit:
-                    break
         kinds = mapping.COMPLETION_KIND
+        panicking = mapping.PANICKING
         entries = []
-        for name, item in chosen:
+        for name, item in mapping.best(items, prefix, limit):  # filtered, ranked and capped before per-entry work
             unsafe = False
-            if domain_file and mapping.is_panicking_method(name) and not in_test_code():
+            if domain_file and name in panicking and not in_test_code():
                 unsafe = await self._panics_on_option_or_result(op, items, item)
             entries.append({"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
                             "type_text": item.get("detail") or "", "unsafe": unsafe})
