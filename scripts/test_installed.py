@@ -66,9 +66,11 @@ def main() -> int:
         python = make_venv(args.wheel, work / "venv") if args.wheel else sys.executable
         check_installed(python, source, args.require_extensions)
         shutil.copytree(source / "tests", work / "suite" / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-        if (source / "examples").is_dir():
-            shutil.copytree(source / "examples", work / "suite" / "examples",
-                            ignore=shutil.ignore_patterns("target", "__pycache__"))
+        # what the tests read besides themselves: the demo crate, the fuzz targets, the soak driver
+        for folder in ("examples", "fuzz", "bench"):
+            if (source / folder).is_dir():
+                shutil.copytree(source / folder, work / "suite" / folder,
+                                ignore=shutil.ignore_patterns("target", "__pycache__", "results"))
         (work / "suite" / "pytest.ini").write_text(PYTEST_INI)
         env = {k: v for k, v in os.environ.items() if k not in ("FERRULE_NO_EXTENSIONS", "PYTHONPATH")}
         cmd = [python, "-m", "pytest", "-q", "-m", args.markers, "tests"]
