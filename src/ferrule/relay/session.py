@@ -133,9 +133,12 @@ def _read_or_none(file: ProjectFile) -> str | None:
 
 class _Transient:
     """A transient `content` shown for one op. `prepare()`, called while the analyzer works on the
-    op's request, reads what the restore needs; `restore()` then only queues the messages: the LSP
-    client writes them at the end of the loop turn, after `ferrule serve` has written the answer, or
-    with the next request when the caller starts another op in the same turn."""
+    op's request, reads what the restore needs, so that `restore()` only encodes and writes.
+
+    The restore is written at once, in one write, before the answer is mapped: rust-analyzer then
+    settles it (and the diagnostics it recomputes after every edit) while the relay still works, and
+    the next op finds it idle. Held back to join the next op's write, or written after the answer,
+    the next op was measured slower by more than the write costs."""
 
     __slots__ = ("_session", "_client", "_file", "_uri", "_overlaid", "_disk")
 
@@ -151,7 +154,7 @@ class _Transient:
         if not self._overlaid and self._disk is _UNREAD:
             self._disk = _read_or_none(self._file)
 
-    def restore(self) -> None:
+    def _queue_restore(self) -> None:
         client, file, session = self._client, self._file, self._session
         if not client.alive:
             return
@@ -165,6 +168,10 @@ class _Transient:
         client.notify("textDocument/didChange", {
             "textDocument": {"uri": self._uri, "version": current.version},
             "contentChanges": [{"text": current.text}]})
+
+    def restore(self) -> None:
+        self._queue_restore()
+        self._client.flush()
 
 
 class Session:

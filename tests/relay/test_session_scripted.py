@@ -1,6 +1,7 @@
-"""When the Session counts the analyzer as ready, and when it says an answer was given while indexing:
-a scripted language server (tests/lsp/fake_server.py) stands in for rust-analyzer, so the load phases
-and progress are exactly what each test says. The live counterpart is in tests/relay_live/test_errors.py.
+"""The Session over a scripted language server (tests/lsp/fake_server.py) standing in for rust-analyzer,
+so load phases, progress and the wire are exactly what each test says: when the analyzer counts as
+ready, when an answer says it was given while indexing, where the policy line goes, and what a transient
+op writes. The live counterparts are in tests/relay_live/.
 """
 
 from __future__ import annotations
@@ -101,3 +102,31 @@ def test_sync_session_passes_quiet_policy_through(tmp_path, capfd):
     with SyncSession(root, analyzer=fake_analyzer(tmp_path), quiet_policy=True) as session:
         assert session.call("init", {})["quiescent"] is True
     assert "policy from" not in capfd.readouterr().err
+
+
+def test_transient_content_costs_the_analyzer_two_writes_and_the_restore_is_out_before_the_answer(tmp_path):
+    """didOpen and the request in one write; didChange back to the disk text and didClose in a second,
+    written before the op returns (the analyzer settles it while the caller reads the answer)."""
+    root = crate(tmp_path / "crate")
+    analyzer = fake_analyzer(tmp_path)
+
+    async def body():
+        session = Session(root, analyzer=analyzer, quiet_policy=True)
+        await session.call("init", {})
+        await session.client.request("test/seen", {})
+        writes: list[bytes] = []
+        transport = session.client._stdin
+        real_write = transport.write
+        transport.write = lambda data: (writes.append(bytes(data)), real_write(data))[1]
+        answer = await session.call("type", {**AT, "content": "fn f() { let x = 2u8; }\n"})
+        written_by_then = list(writes)
+        seen = await session.client.request("test/seen", {})
+        await session.call("shutdown", {})
+        return answer, written_by_then, seen
+
+    answer, written, seen = run(body())
+    assert answer == {"display": "let x: u8", "documentation": ""}
+    assert [w.count(b"Content-Length") for w in written] == [2, 2]
+    assert b"didOpen" in written[0] and b"textDocument/hover" in written[0]
+    assert b"didChange" in written[1] and b"didClose" in written[1] and b"2u8" not in written[1]
+    assert seen == ["textDocument/didOpen", "textDocument/hover", "textDocument/didChange", "textDocument/didClose"]
