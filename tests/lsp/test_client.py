@@ -279,6 +279,31 @@ def test_stdout_closed_while_alive_fails_requests():
     run(body())
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads the child's fds from /proc")
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_the_server_reads_and_writes_plain_pipes(loop):
+    """uvloop alone would hand the child socket pairs, which cost more per write on both sides."""
+    import stat
+
+    async def body():
+        client = await started()
+        try:
+            for fd in (0, 1, 2):
+                mode = os.stat(f"/proc/{client.pid}/fd/{fd}").st_mode
+                assert stat.S_ISFIFO(mode), f"the server's fd {fd} is not a pipe"
+            assert await client.request("test/echo", {"n": 1}, timeout=5) == {"n": 1}
+        finally:
+            await client.shutdown()
+        assert not alive(client.pid)
+
+    if loop == "uvloop":
+        import uvloop
+
+        uvloop.run(asyncio.wait_for(body(), 30))
+    else:
+        run(body())
+
+
 class _CountingWrites:
     """Wraps the client's stdin transport to count the writes that reach the pipe."""
 

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from ferrule.relay import paths
 from ferrule.relay.errors import KINDS, OpTimeout, ProtocolError, RelayError
 from ferrule.relay.paths import ProjectRoot
 
@@ -70,6 +71,69 @@ def test_root_given_through_a_symlink_still_contains_its_files(project, tmp_path
     assert root.file("src/lib.rs").path == project.resolve() / "src" / "lib.rs"
     assert root.relative(project / "src" / "lib.rs") == "src/lib.rs"
     assert root.relative(tmp_path / "secret.rs") is None
+
+
+class _CountedLstat:
+    """os.lstat as the path check sees it, counted."""
+
+    def __init__(self, monkeypatch):
+        self.calls = 0
+        real = os.lstat
+
+        def lstat(path, *args, **kwargs):
+            self.calls += 1
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(paths.os, "lstat", lstat)
+
+
+class _Clock:
+    def __init__(self, monkeypatch):
+        self.now = 1000.0
+        monkeypatch.setattr(paths.time, "monotonic", lambda: self.now)
+
+
+def test_a_clean_path_is_not_looked_up_again_within_the_reuse_window(project, monkeypatch):
+    root = ProjectRoot(project)
+    lstat, clock = _CountedLstat(monkeypatch), _Clock(monkeypatch)
+    first = root.file("src/lib.rs")
+    looked = lstat.calls
+    assert looked == 2 and first.regular is True
+    clock.now += paths.CLEAN_REUSE_S / 2
+    assert root.file("src/lib.rs") is first
+    assert lstat.calls == looked, "a host asking in a loop pays no syscalls for the same path"
+    clock.now += paths.CLEAN_REUSE_S
+    assert root.file("src/lib.rs") == first
+    assert lstat.calls == 2 * looked, "after the window the path is checked again"
+
+
+def test_a_clean_path_turned_into_an_escaping_symlink_is_refused_once_the_window_passes(project, monkeypatch):
+    root, clock = ProjectRoot(project), _Clock(monkeypatch)
+    assert root.file("src/lib.rs").regular
+    os.unlink(project / "src" / "lib.rs")
+    os.symlink(project.parent / "secret.rs", project / "src" / "lib.rs")
+    clock.now += paths.CLEAN_REUSE_S + 0.001
+    with pytest.raises(ProtocolError, match="outside the project root"):
+        root.file("src/lib.rs")
+
+
+def test_a_path_through_a_symlink_is_checked_every_time(project, monkeypatch):
+    root, clock = ProjectRoot(project), _Clock(monkeypatch)
+    os.symlink(project / "src" / "lib.rs", project / "alias.rs")
+    assert root.file("alias.rs").rel == "src/lib.rs"
+    os.unlink(project / "alias.rs")
+    os.symlink(project.parent / "secret.rs", project / "alias.rs")
+    with pytest.raises(ProtocolError, match="outside the project root"):
+        root.file("alias.rs")  # at once: no window for links
+    assert clock.now == 1000.0
+
+
+def test_a_missing_file_is_not_remembered(project):
+    root = ProjectRoot(project)
+    assert root.file("src/new.rs").regular is False
+    (project / "src" / "new.rs").write_text("pub fn g() {}\n")
+    assert root.file("src/new.rs").regular is True
+    assert root.file("src").regular is False, "a directory is not a file the ops can read"
 
 
 def test_every_kind_serialises_to_the_wire_shape():

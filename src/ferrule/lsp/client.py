@@ -1,6 +1,6 @@
 """An asyncio LSP client over a child process's pipes.
 
-The child's stdout arrives through a raw `SubprocessProtocol` (no StreamReader): each chunk goes to
+The child's stdio are plain pipes, its stdout read by a raw `Protocol` (no StreamReader): each chunk goes to
 `ferrule.fastframe.LspFramer`, every body is decoded with orjson and dispatched synchronously, and a
 response resolves its request's future in place. Requests carry integer ids; a timer per timed request
 sends `$/cancelRequest` when the budget runs out. Server-to-client requests get answers from a handler
@@ -41,26 +41,33 @@ NotificationHandler = Callable[[Any], None]
 _STDERR_TAIL_BYTES = 16 * 1024
 
 
-class _Pipes(asyncio.SubprocessProtocol):
-    """Routes the child's output to the client without buffering through streams."""
+class _Exit(asyncio.SubprocessProtocol):
+    """Tells the client when the child has exited (its pipes are read and written separately)."""
 
     __slots__ = ("client",)
 
     def __init__(self, client: LspClient) -> None:
         self.client = client
 
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        if fd == 1:
-            self.client._on_stdout(data)
-        else:
-            self.client._on_stderr(data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
-            self.client._on_closed("server output closed")
-
     def process_exited(self) -> None:
         self.client._on_exited()
+
+
+class _Reader(asyncio.Protocol):
+    """One of the child's output pipes, straight to a callback (no StreamReader)."""
+
+    __slots__ = ("on_data", "on_closed")
+
+    def __init__(self, on_data: Callable[[bytes], None], on_closed: Callable[[], None] | None) -> None:
+        self.on_data = on_data
+        self.on_closed = on_closed
+
+    def data_received(self, data: bytes) -> None:
+        self.on_data(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.on_closed is not None:
+            self.on_closed()
 
 
 class Progress:
@@ -93,6 +100,7 @@ class LspClient:
         self._next_id = 1
         self._transport: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
+        self._pipes: list[asyncio.BaseTransport] = []  # stdin, stdout, stderr
         self._outbox: list[bytes] = []  # encoded messages not yet written, in order
         self._wrote_this_turn = False  # a request went out in this loop turn
         self._turn_end_due = False  # `_end_turn` is scheduled
@@ -146,19 +154,47 @@ class LspClient:
     ) -> LspClient:
         client = cls()
         loop = client._loop
-        transport, _ = await loop.subprocess_exec(
-            lambda: _Pipes(client),
-            *argv,
-            cwd=cwd,
-            env=None if env is None else dict(env),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # a terminal's Ctrl-C reaches us, not the server mid-write
-        )
-        client._transport = transport
-        client._stdin = transport.get_pipe_transport(0)  # type: ignore[assignment]
-        client.pid = transport.get_pid()
+        # Plain pipes, made here: uvloop would give the child socket pairs, and every write to a
+        # socket costs more than a write to a pipe, on both sides, on every request.
+        child_in, our_in = os.pipe()
+        our_out, child_out = os.pipe()
+        our_err, child_err = os.pipe()
+        ours = [our_in, our_out, our_err]
+        try:
+            try:
+                transport, _ = await loop.subprocess_exec(
+                    lambda: _Exit(client),
+                    *argv,
+                    cwd=cwd,
+                    env=None if env is None else dict(env),
+                    stdin=child_in,
+                    stdout=child_out,
+                    stderr=child_err,
+                    start_new_session=True,  # a terminal's Ctrl-C reaches us, not the server mid-write
+                )
+            finally:
+                for fd in (child_in, child_out, child_err):
+                    os.close(fd)
+            client._transport = transport
+            client.pid = transport.get_pid()
+            # each file object owns its fd from here: the transports close them
+            client._stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, open(our_in, "wb", buffering=0))
+            ours.remove(our_in)
+            stdout, _ = await loop.connect_read_pipe(
+                lambda: _Reader(client._on_stdout, lambda: client._on_closed("server output closed")),
+                open(our_out, "rb", buffering=0))
+            ours.remove(our_out)
+            stderr, _ = await loop.connect_read_pipe(lambda: _Reader(client._on_stderr, None),
+                                                     open(our_err, "rb", buffering=0))
+            ours.remove(our_err)
+        except BaseException:
+            for fd in ours:
+                os.close(fd)
+            if client._transport is not None:
+                client.kill()
+                client._close_pipes()
+            raise
+        client._pipes = [client._stdin, stdout, stderr]
         return client
 
     @property
@@ -518,7 +554,13 @@ class LspClient:
                 await asyncio.wait_for(asyncio.shield(self._exited), 5.0)
         if self._transport is not None:
             self._transport.close()
+        self._close_pipes()
         return self.returncode
+
+    def _close_pipes(self) -> None:
+        pipes = self._pipes if self._pipes else [self._stdin] if self._stdin is not None else []
+        for pipe in pipes:
+            pipe.close()
 
     def kill(self) -> None:
         """SIGKILL the server (its process group, so helpers it spawned go too)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 from pathlib import Path
 
 from ferrule.relay.errors import ProtocolError
@@ -16,15 +17,26 @@ from ferrule.relay.errors import ProtocolError
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _RECIPE = "name files relative to the project root with forward slashes, e.g. `src/lib.rs`"
 
+# A path that checks clean (plain directories down to a regular file, no symlink on the way) is
+# trusted again for this long without touching the disk, so a host asking in a tight loop pays no
+# syscalls for it. Paths through a symlink, and paths to nothing, are checked every time.
+CLEAN_REUSE_S = 1.0
+_CLEAN_CAP = 4096  # distinct clean paths remembered at once
+
 
 class ProjectFile:
-    """A checked file: `rel` is its canonical root-relative name, `real` (and `path`) its real absolute path."""
+    """A checked file: `rel` is its canonical root-relative name, `real` (and `path`) its real absolute path.
 
-    __slots__ = ("rel", "real")
+    `regular` is what the check saw: True for a regular file reached without a symlink, False for
+    nothing (or not a file) there, None when a symlink was followed (then nobody looked).
+    """
 
-    def __init__(self, rel: str, real: str) -> None:
+    __slots__ = ("rel", "real", "regular")
+
+    def __init__(self, rel: str, real: str, regular: bool | None = None) -> None:
         self.rel = rel
         self.real = real
+        self.regular = regular
 
     @property
     def path(self) -> Path:
@@ -46,30 +58,41 @@ class ProjectRoot:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.path = Path(os.path.realpath(os.fspath(root)))
         self._prefix = str(self.path).rstrip(os.sep) + os.sep
+        self._clean: dict[str, tuple[ProjectFile, float]] = {}  # rel -> (file, checked until)
 
     def file(self, rel: object) -> ProjectFile:
         """Check `rel` and return the file it names; raise ProtocolError when it is unsafe."""
+        if type(rel) is str:
+            known = self._clean.get(rel)
+            if known is not None and time.monotonic() < known[1]:
+                return known[0]
         parts = _relative_parts(rel)
         # The root is canonical already: only the components below it can be symlinks, so lstat
         # those (cheap) and hand the whole path to realpath only when one of them is a link.
         current = self._prefix
+        mode = 0
         for depth, part in enumerate(parts):
             candidate = current + part
             try:
                 mode = os.lstat(candidate).st_mode
             except OSError:  # absent from here on: nothing below can be a link
-                return self._checked(rel, self._prefix + os.sep.join(parts))
+                return self._checked(rel, self._prefix + os.sep.join(parts), False)
             if stat.S_ISLNK(mode):
-                return self._checked(rel, os.path.realpath(os.path.join(candidate, *parts[depth + 1:])))
+                return self._checked(rel, os.path.realpath(os.path.join(candidate, *parts[depth + 1:])), None)
             current = candidate + os.sep
-        return self._checked(rel, self._prefix + os.sep.join(parts))
+        file = self._checked(rel, self._prefix + os.sep.join(parts), stat.S_ISREG(mode))
+        if file.regular:
+            if len(self._clean) >= _CLEAN_CAP:
+                self._clean.clear()
+            self._clean[rel] = (file, time.monotonic() + CLEAN_REUSE_S)  # type: ignore[index]
+        return file
 
-    def _checked(self, rel: object, real: str) -> ProjectFile:
+    def _checked(self, rel: object, real: str, regular: bool | None) -> ProjectFile:
         if not real.startswith(self._prefix):
             if real == str(self.path):
                 raise ProtocolError(f"path {rel!r} names the project root, not a file", _RECIPE)
             raise ProtocolError(f"path {rel!r} resolves outside the project root (through a symlink)", _RECIPE)
-        return ProjectFile(real[len(self._prefix):].replace(os.sep, "/"), real)
+        return ProjectFile(real[len(self._prefix):].replace(os.sep, "/"), real, regular)
 
     def contains(self, absolute: str | os.PathLike[str]) -> bool:
         text = os.fspath(absolute)

@@ -10,6 +10,7 @@ end of input (clean analyzer shutdown, exit 0) or a `shutdown` op (answered `{}`
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import os
 import stat
@@ -62,6 +63,7 @@ class Relay:
     """Schedules checked requests on the Session and writes each answer as soon as it is ready."""
 
     def __init__(self, session: SessionLike, root: ProjectRoot, write: Callable[[bytes], None]) -> None:
+        self.loop = asyncio.get_running_loop()  # held: each lookup costs a getpid() syscall
         self.session = session
         self.root = root
         self.write = write
@@ -101,10 +103,9 @@ class Relay:
             after = list(self.pending)
         else:
             after = [t for t in (self.barrier, self.tails.get(request.file)) if t is not None and not t.done()]
-        arrived = asyncio.get_running_loop().time()
-        task = asyncio.ensure_future(self._run(request, after, answer, arrived))
+        task = self.loop.create_task(self._run(request, after, answer, self.loop.time()))
         self.pending.add(task)
-        task.add_done_callback(lambda done, file=request.file: self._forget(done, file))
+        task.add_done_callback(functools.partial(self._forget, file=request.file))
         if request.file is None:
             self.barrier = task
         else:
@@ -123,13 +124,14 @@ class Relay:
         # A caller's `timeout_ms` counts from the frame's arrival: time queued behind earlier ops on
         # the same file is part of it, and an op still queued when it runs out is answered `timeout`.
         budget_ms = request.params.get("timeout_ms")
-        loop = asyncio.get_running_loop()
+        loop = self.loop
         deadline = None if budget_ms is None else arrived + budget_ms / 1000
         params = request.params
         waiting = [t for t in after if not t.done()]
         if waiting:
             _, still = await asyncio.wait(waiting, timeout=None if deadline is None else deadline - loop.time())
             if still:
+                assert budget_ms is not None  # only a caller's budget sets a deadline
                 self._fail(request, answer, _queued_too_long(request, budget_ms))
                 await asyncio.wait(still)  # this op's place in the file's order is kept for the next ones
                 return
@@ -137,6 +139,7 @@ class Relay:
             if deadline is not None:
                 left_ms = math.ceil((deadline - loop.time()) * 1000)
                 if left_ms <= 0:
+                    assert budget_ms is not None
                     raise _queued_too_long(request, budget_ms)
                 params = {**params, "timeout_ms": left_ms}
             try:
@@ -246,6 +249,7 @@ class _Output:
 
     def __init__(self, stdout: BinaryIO) -> None:
         self.stdout = stdout
+        self.loop = asyncio.get_running_loop()
         self.transport: asyncio.WriteTransport | None = None
         self.outlet: _Outlet | None = None
         self.broken = False
@@ -254,15 +258,14 @@ class _Output:
 
     async def open(self) -> None:
         if _is_streamable(self.stdout):
-            loop = asyncio.get_running_loop()
-            self.transport, self.outlet = await loop.connect_write_pipe(_Outlet, self.stdout)
+            self.transport, self.outlet = await self.loop.connect_write_pipe(_Outlet, self.stdout)
 
     def write(self, data: bytes) -> None:
         if self._window_open:
             self._held.append(data)
             return
         self._window_open = True
-        asyncio.get_running_loop().call_soon(self._flush)
+        self.loop.call_soon(self._flush)
         self._emit(data)
 
     def _flush(self) -> None:
@@ -307,7 +310,9 @@ async def serve_async(
 ) -> int:
     project = ProjectRoot(root)
     if session_factory is None:
-        from ferrule.relay.session import Session as session_factory  # noqa: N813
+        from ferrule.relay.session import Session
+
+        session_factory = Session
     session = session_factory(project.path, analyzer=analyzer, on_progress=ProgressLog())
     output = _Output(stdout)
     await output.open()

@@ -342,7 +342,8 @@ class Session:
             raise ProtocolError(f"{file.rel} could not be read: {error.strerror}") from None
 
     def _require_file(self, file: ProjectFile, content: str | None) -> None:
-        if content is None and file.rel not in self.overlays and not os.path.isfile(file.real):
+        if content is None and file.rel not in self.overlays and not (
+                file.regular or (file.regular is None and os.path.isfile(file.real))):
             self._disk_text(file)  # raises the clear error
 
     def _open_transient(self, client: LspClient, file: ProjectFile, content: str) -> _Transient:
