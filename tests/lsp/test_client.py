@@ -304,6 +304,27 @@ def test_the_server_reads_and_writes_plain_pipes(loop):
         run(body())
 
 
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_the_server_has_a_process_group_of_its_own_in_our_session(loop):
+    """Its own group keeps a terminal's Ctrl-C away from it and lets kill() take its helpers; our
+    session keeps it in our scheduler group (a session of its own made every hover slower)."""
+
+    async def body():
+        client = await started()
+        try:
+            assert os.getpgid(client.pid) == client.pid
+            assert os.getsid(client.pid) == os.getsid(0)
+        finally:
+            await client.shutdown()
+
+    if loop == "uvloop":
+        import uvloop
+
+        uvloop.run(asyncio.wait_for(body(), 30))
+    else:
+        run(body())
+
+
 class _CountingWrites:
     """Wraps the client's stdin transport to count the writes that reach the pipe."""
 

@@ -20,6 +20,7 @@ import collections
 import contextlib
 import os
 import signal
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -170,7 +171,7 @@ class LspClient:
                     stdin=child_in,
                     stdout=child_out,
                     stderr=child_err,
-                    start_new_session=True,  # a terminal's Ctrl-C reaches us, not the server mid-write
+                    **_group_of_its_own(loop),
                 )
             finally:
                 for fd in (child_in, child_out, child_err):
@@ -575,6 +576,19 @@ class LspClient:
 
     async def aclose(self) -> None:
         await self.shutdown()
+
+
+def _group_of_its_own(loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
+    """Spawn options that give the server a process group of its own, in our session.
+
+    Its own group: a terminal's Ctrl-C reaches us and not the server mid-write, and `kill` takes the
+    helpers it spawned along (killpg). Not a session of its own: Linux gives each session its own
+    scheduler group (autogroup), and the server's threads then wait longer for a CPU on every
+    request (about 70 µs a hover on a 2-CPU machine).
+    """
+    if sys.version_info >= (3, 11) and isinstance(loop, asyncio.BaseEventLoop):
+        return {"process_group": 0}
+    return {"preexec_fn": os.setpgrp}  # uvloop, and Python 3.10: a bare syscall in the child
 
 
 def _null(params: Any) -> None:
