@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from ferrule.relay.envelope import FrameRejected, encode_error, encode_result, parse_request
+from ferrule.relay.envelope import FrameRejected, encode_error, encode_result, only_reads, parse_request
 from ferrule.relay.errors import OpTimeout
 from ferrule.relay.paths import ProjectRoot
 
@@ -105,3 +105,17 @@ def test_counts_are_bounded(root, field, value):
     with pytest.raises(FrameRejected) as caught:
         parse_request(line, root)
     assert f"`{field}`" in caught.value.error.message
+
+
+@pytest.mark.parametrize("op, params, reads", [
+    ("type", {"file": "src/lib.rs", "position": {"line": 1, "character": 0}}, True),
+    ("complete", {"file": "src/lib.rs", "position": {"line": 1, "character": 0}}, True),
+    ("scope", {"file": "src/lib.rs", "position": {"line": 1, "character": 0}}, True),
+    ("scope", {"file": "src/lib.rs"}, False),  # shows a probe appended to the file
+    ("type", {"file": "src/lib.rs", "position": {"line": 1, "character": 0}, "content": "x"}, False),
+    ("validate", {"file": "src/lib.rs"}, False),
+    ("update", {"file": "src/lib.rs", "content": None}, False),
+])
+def test_only_reads_names_the_ops_that_change_nothing(op, params, reads):
+    request = parse_request(orjson.dumps({"proto": 1, "id": 1, "op": op, "params": params}))
+    assert only_reads(request) is reads

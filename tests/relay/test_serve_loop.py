@@ -229,6 +229,32 @@ def test_ops_on_one_file_run_in_arrival_order(root):
     assert set(ids) == {1, 2, 3, 4, 5}
 
 
+def test_reads_of_one_file_overlap_and_a_change_waits_for_all_of_them(root):
+    make = factory(delays={("type", "src/lib.rs"): 0.2, ("complete", "src/lib.rs"): 0.1})
+    lib = {"file": "src/lib.rs", "position": POS}
+    data = (frame(1, "type", lib) + frame(2, "complete", lib) + frame(3, "scope", lib)
+            + frame(4, "update", {"file": "src/lib.rs", "content": "A"})
+            + frame(5, "type", lib) + frame(6, "complete", {**lib, "content": "B"}) + frame(7, "type", lib))
+    _, answers = run_loop(root, data, make)
+    events = [(e[0], e[1], e[3]) for e in make.made.events if e[2] == "src/lib.rs"]
+    at: dict[tuple, int] = {}
+    for i, event in enumerate(events):
+        at.setdefault(event, i)  # the first time each event is seen
+    reads = [("type", None), ("complete", None), ("scope", None)]
+    # the three reads run together: each starts before the slow first one ends
+    assert all(at[("start", *r)] < at[("end", "type", None)] for r in reads)
+    # the update waits for every read before it, and the next read waits for the update
+    assert all(at[("end", *r)] < at[("start", "update", "A")] for r in reads)
+    second_type = [i for i, e in enumerate(events) if e[:2] == ("start", "type")][1]
+    assert second_type > at[("end", "update", "A")]
+    # an op that shows content is a change too: it waits for the read before it, and holds the next
+    shown = at[("start", "complete", "B")]
+    assert [e[:2] for e in events[shown - 1:shown]] == [("end", "type")]
+    last_type = [i for i, e in enumerate(events) if e[:2] == ("start", "type")][2]
+    assert last_type > at[("end", "complete", "B")]
+    assert sorted(a["id"] for a in answers) == list(range(1, 8))
+
+
 def test_init_is_a_barrier_both_ways(root):
     make = factory(delays={("validate", "src/a.rs"): 0.1, ("init", None): 0.1})
     data = (frame(1, "validate", {"file": "src/a.rs"}) + frame(2, "init")
@@ -260,7 +286,7 @@ def test_end_of_input_during_shutdown_lets_it_finish(root):
 
 
 def test_a_budget_counts_from_arrival_including_time_queued(root):
-    # the first op on the file is stuck for 0.5 s; the one queued behind it has 150 ms: it must be
+    # the first op on the file (a change) is stuck for 0.5 s; the one queued behind it has 150 ms: it must be
     # answered `timeout` at its deadline, not after the first finishes, and the Session never runs it
     import asyncio
     import io
@@ -268,8 +294,8 @@ def test_a_budget_counts_from_arrival_including_time_queued(root):
 
     from ferrule.relay.serve import serve_async
 
-    make = factory(delays={("type", "src/lib.rs"): 0.5})
-    data = (frame("stuck", "type", {"file": "src/lib.rs", "position": POS})
+    make = factory(delays={("update", "src/lib.rs"): 0.5})
+    data = (frame("stuck", "update", {"file": "src/lib.rs", "content": "A"})
             + frame("queued", "complete", {"file": "src/lib.rs", "position": POS, "timeout_ms": 150})
             + frame("next", "validate", {"file": "src/lib.rs"}))
     times = {}
@@ -290,14 +316,14 @@ def test_a_budget_counts_from_arrival_including_time_queued(root):
     assert not any(c[0] == "complete" for c in make.made.calls)
     # the op after it still waited for the stuck one: the file's order holds
     lib = [(e[0], e[1]) for e in make.made.events if e[2] == "src/lib.rs"]
-    assert lib.index(("start", "validate")) > lib.index(("end", "type"))
+    assert lib.index(("start", "validate")) > lib.index(("end", "update"))
     assert table["next"]["ok"] is True
 
 
 def test_the_session_gets_what_is_left_of_the_budget_and_timeouts_name_the_callers(root):
-    make = factory(delays={("type", "src/lib.rs"): 0.2},
+    make = factory(delays={("update", "src/lib.rs"): 0.2},
                    failures={("complete", "src/lib.rs"): OpTimeout.for_op("complete", 3)})
-    data = (frame(1, "type", {"file": "src/lib.rs", "position": POS})
+    data = (frame(1, "update", {"file": "src/lib.rs", "content": "A"})
             + frame(2, "complete", {"file": "src/lib.rs", "position": POS, "timeout_ms": 5000}))
     _, answers = run_loop(root, data, make)
     sent = dict(make.made.calls)["complete"]["timeout_ms"]

@@ -148,6 +148,19 @@ PARAMS: dict[str, dict[str, Field]] = {
 assert set(PARAMS) == set(OPS)
 
 
+def only_reads(request: Request) -> bool:
+    """Whether the op only reads the analyzer's view of its file, changing nothing even for a moment.
+
+    `type` and `complete` without `content`, and `scope` at a position without `content`, qualify;
+    `update`, any op that shows `content`, `scope` without a position (it shows a probe appended to
+    the file) and `validate` (its diagnostics wait on the file's version) do not.
+    """
+    params = request.params
+    if "content" in params:
+        return False
+    return request.op in ("type", "complete") or (request.op == "scope" and "position" in params)
+
+
 def check_params(op: str, params: Any, root: ProjectRoot | None) -> tuple[dict[str, Any], str | None]:
     """The params the Session gets, and the canonical file they touch; ProtocolError naming every fault.
 
@@ -271,5 +284,6 @@ __all__ = [
     "encode_error",
     "encode_request",
     "encode_result",
+    "only_reads",
     "parse_request",
 ]

@@ -1,8 +1,11 @@
 """`ferrule serve`: the NDJSON loop between a host and one warm Session.
 
 Frames are read as they arrive and served concurrently: answers may leave out of order (the caller's
-ids correlate them), but the ops on one file run in arrival order, and `init`/`shutdown` are barriers
-(they wait for every earlier op, every later op waits for them). The relay initialises itself at start,
+ids correlate them), but the ops on one file take effect in arrival order: an op that changes what the
+analyzer sees of the file (`update`, any op with `content`) waits for every earlier op on that file
+and holds every later one, while ops that only read it (see `envelope.only_reads`) may overlap one
+another. `init`/`shutdown` are barriers (they wait for every earlier op, every later op waits for
+them). The relay initialises itself at start,
 so the host's first frame may be any op. The loop survives every bad frame and every failed op; only
 end of input (clean analyzer shutdown, exit 0) or a `shutdown` op (answered `{}`, exit 0) ends it.
 """
@@ -25,7 +28,14 @@ from typing import Any, BinaryIO, Protocol
 import orjson
 
 from ferrule.fastframe import FrameTooLarge, LineFramer
-from ferrule.relay.envelope import FrameRejected, Request, encode_error, encode_result, parse_request
+from ferrule.relay.envelope import (
+    FrameRejected,
+    Request,
+    encode_error,
+    encode_result,
+    only_reads,
+    parse_request,
+)
 from ferrule.relay.errors import OpTimeout, OracleCrashed, ProtocolError, RelayError
 from ferrule.relay.paths import ProjectRoot
 
@@ -67,7 +77,8 @@ class Relay:
         self.session = session
         self.root = root
         self.write = write
-        self.tails: dict[str, asyncio.Task[None]] = {}  # last scheduled op per file
+        self.writes: dict[str, asyncio.Task[None]] = {}  # per file: the last op that changes it
+        self.reads: dict[str, set[asyncio.Task[None]]] = {}  # per file: the reads scheduled since
         self.barrier: asyncio.Task[None] | None = None  # last init/shutdown
         self.pending: set[asyncio.Task[None]] = set()
         self.shutdown_task: asyncio.Task[None] | None = None
@@ -98,24 +109,38 @@ class Relay:
             f"frame longer than {limit} bytes: discarded unread", "send smaller frames")))
 
     def schedule(self, request: Request, *, answer: bool = True) -> asyncio.Task[None]:
+        file = request.file
         after: list[asyncio.Task[None]]
-        if request.file is None:  # init and shutdown: wait for everything before, hold everything after
+        if file is None:  # init and shutdown: wait for everything before, hold everything after
             after = list(self.pending)
+            reading = False
         else:
-            after = [t for t in (self.barrier, self.tails.get(request.file)) if t is not None and not t.done()]
+            after = [t for t in (self.barrier, self.writes.get(file)) if t is not None and not t.done()]
+            reading = only_reads(request)
+            if not reading:  # a change waits for the reads before it, too
+                after += self.reads.pop(file, ())
         task = self.loop.create_task(self._run(request, after, answer, self.loop.time()))
         self.pending.add(task)
-        task.add_done_callback(functools.partial(self._forget, file=request.file))
-        if request.file is None:
+        task.add_done_callback(functools.partial(self._forget, file=file))
+        if file is None:
             self.barrier = task
+        elif reading:
+            self.reads.setdefault(file, set()).add(task)
         else:
-            self.tails[request.file] = task
+            self.writes[file] = task
         return task
 
     def _forget(self, task: asyncio.Task[None], file: str | None) -> None:
         self.pending.discard(task)
-        if file is not None and self.tails.get(file) is task:
-            del self.tails[file]
+        if file is None:
+            return
+        if self.writes.get(file) is task:
+            del self.writes[file]
+        reads = self.reads.get(file)
+        if reads is not None:
+            reads.discard(task)
+            if not reads:
+                del self.reads[file]
 
     # -- running -----------------------------------------------------------------------------------
 
