@@ -6,55 +6,27 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
-import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import orjson
+from rel_support import LineProcess
 
 IN_ACCESS, IN_OPEN = 0x1, 0x20
 
 
-class McpProcess:
+class McpProcess(LineProcess):
     """An MCP server process; answers are collected by id on a reader thread."""
 
     def __init__(self, argv: list[str], env: dict[str, str], stderr_path: Path, cwd: Path | None = None) -> None:
-        self._stderr = open(stderr_path, "wb")
-        self.stderr_path = stderr_path
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                                     env=env, cwd=cwd)
-        self.pid = self.proc.pid
-        self.answers: dict[Any, dict[str, Any]] = {}
-        self.raw: list[bytes] = []
-        self.count = 0
-        self.duplicates = 0
-        self._cond = threading.Condition()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self._next = 0
+        self.raw: list[bytes] = []  # every line the server wrote
+        super().__init__(argv, env, stderr_path, cwd)
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            message = orjson.loads(line)
-            with self._cond:
-                self.raw.append(line)
-                if "id" in message:
-                    self.count += 1
-                    if message["id"] in self.answers:
-                        self.duplicates += 1
-                    self.answers[message["id"]] = message
-                self._cond.notify_all()
-        with self._cond:
-            self._cond.notify_all()
-
-    def send_raw(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+    def _keep(self, line: bytes, message: Any) -> None:
+        self.raw.append(line)
+        if "id" in message:
+            self._answered(message["id"], message)
 
     def request(self, method: str, params: dict[str, Any] | None = None, msg_id: Any = None) -> Any:
         if msg_id is None:
@@ -67,15 +39,7 @@ class McpProcess:
         return msg_id
 
     def wait(self, msg_id: Any, timeout: float = 60.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while msg_id not in self.answers:
-                left = deadline - time.monotonic()
-                if left <= 0 or not self._reader.is_alive():
-                    raise AssertionError(f"no answer to {msg_id!r} within {timeout}s; stderr tail:\n"
-                                         + self.stderr_path.read_text(errors="replace")[-3000:])
-                self._cond.wait(min(left, 0.5))
-            return self.answers[msg_id]
+        return self._wait(msg_id, timeout)
 
     def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = 60.0) -> dict[str, Any]:
         return self.wait(self.request(method, params), timeout)
@@ -90,25 +54,6 @@ class McpProcess:
                                           "clientInfo": {"name": "reliability", "version": "0"}})
         self.send_raw(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         return answer["result"]
-
-    def close(self, timeout: float = 30.0) -> int:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        try:
-            return self.proc.wait(timeout)
-        finally:
-            self._reader.join(5)
-            self._stderr.close()
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if not self._stderr.closed:
-            self._stderr.close()
 
 
 def mcp_command(root: Path, *extra: str) -> list[str]:

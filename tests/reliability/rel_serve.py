@@ -15,15 +15,14 @@ import shutil
 import signal
 import stat
 import struct
-import subprocess
 import sys
 import termios
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import orjson
+from rel_support import LineProcess
 
 HERE = Path(__file__).resolve().parent
 CRATES = HERE / "crates"
@@ -132,74 +131,14 @@ def kill_in_flight(pid: int, send, serve: ServeProcess) -> None:
         os.kill(pid, signal.SIGCONT)
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid` (from /proc; Linux)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != b"Z":
-                children.setdefault(int(fields[1]), []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError(f"no VmRSS for {pid}")
-
-
-def fd_count(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-class ServeProcess:
-    """`ferrule serve --root ROOT`; answers are collected by id as they arrive."""
+class ServeProcess(LineProcess):
+    """`ferrule serve --root ROOT`; answers are collected by id as they arrive, with their arrival time."""
 
     def __init__(self, root: Path, env: dict[str, str], stderr_path: Path, *extra: str) -> None:
-        self.stderr_path = stderr_path
-        self._stderr = open(stderr_path, "wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ferrule", "serve", "--root", str(root), *extra],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
-        self.pid = self.proc.pid
-        self.answers: dict[Any, tuple[float, dict[str, Any]]] = {}
-        self.count = 0  # every answer line, ids repeated or not
-        self.duplicates: list[Any] = []
-        self._cond = threading.Condition()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self._next = 0
+        super().__init__([sys.executable, "-m", "ferrule", "serve", "--root", str(root), *extra], env, stderr_path)
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            answer = orjson.loads(line)
-            with self._cond:
-                self.count += 1
-                if answer["id"] in self.answers:
-                    self.duplicates.append(answer["id"])
-                self.answers[answer["id"]] = (time.monotonic(), answer)
-                self._cond.notify_all()
-        with self._cond:
-            self._cond.notify_all()
-
-    def send_raw(self, data: bytes) -> float:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-        return time.monotonic()
+    def _keep(self, line: bytes, message: Any) -> None:
+        self._answered(message["id"], (time.monotonic(), message))
 
     def send(self, op: str, params: dict[str, Any] | None = None, request_id: Any = None) -> tuple[Any, float]:
         if request_id is None:
@@ -209,15 +148,7 @@ class ServeProcess:
         return request_id, self.send_raw(line)
 
     def wait(self, request_id: Any, timeout: float = 60.0) -> tuple[float, dict[str, Any]]:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while request_id not in self.answers:
-                left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None and not self._reader.is_alive():
-                    raise AssertionError(f"no answer to {request_id!r} within {timeout}s; stderr tail:\n"
-                                         + self.stderr()[-3000:])
-                self._cond.wait(min(left, 0.5))
-            return self.answers[request_id]
+        return self._wait(request_id, timeout)
 
     def call(self, op: str, params: dict[str, Any] | None = None, timeout: float = 60.0) -> dict[str, Any]:
         request_id, _ = self.send(op, params)
@@ -227,34 +158,6 @@ class ServeProcess:
         request_id, sent = self.send(op, params)
         arrived, answer = self.wait(request_id, timeout)
         return arrived - sent, answer
-
-    def stderr(self) -> str:
-        if not self._stderr.closed:
-            self._stderr.flush()
-        return self.stderr_path.read_text(errors="replace")
-
-    def close(self, timeout: float = 30.0) -> int:
-        if self.proc.stdin is not None and not self.proc.stdin.closed:
-            try:
-                self.proc.stdin.close()
-            except BrokenPipeError:
-                pass
-        try:
-            return self.proc.wait(timeout)
-        finally:
-            self._reader.join(5)
-            self._stderr.close()
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            for pid in descendants(self.pid):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            self.proc.kill()
-            self.proc.wait()
-        self._stderr.close()
 
 
 def ok(answer: dict[str, Any]) -> dict[str, Any]:

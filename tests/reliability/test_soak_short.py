@@ -3,23 +3,8 @@ every request answered exactly once, no descriptor or process growth, RSS growth
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
-from rel_support import REPO
-
-
-def load_soak():
-    module = sys.modules.get("ferrule_bench_soak")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("ferrule_bench_soak", REPO / "bench" / "soak.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return module
-
+from rel_support import load_soak
 
 SOAK = load_soak()
 
