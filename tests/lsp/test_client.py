@@ -325,6 +325,28 @@ def test_the_server_has_a_process_group_of_its_own_in_our_session(loop):
         run(body())
 
 
+def test_catch_up_reads_what_the_server_wrote_while_the_loop_was_not_running():
+    """A loop run only during calls (SyncSession) must see the server as it is when a call begins."""
+    import time
+
+    loop = asyncio.new_event_loop()
+    try:
+        client = loop.run_until_complete(started())
+        loaded = []
+        client.notification_handlers["test/loaded"] = loaded.append
+        # the server loads in two phases from a thread of its own, after this answer: the last status
+        # and `test/loaded` land while the loop is stopped
+        loop.run_until_complete(client.request("test/phases", {"gap_ms": 50}, timeout=5))
+        time.sleep(0.5)
+        assert loaded == [], "nothing has read the pipe yet"
+        loop.run_until_complete(client.catch_up())
+        assert loaded == [{}]
+        assert client.quiescent and not client.busy
+        loop.run_until_complete(client.shutdown())
+    finally:
+        loop.close()
+
+
 class _CountingWrites:
     """Wraps the client's stdin transport to count the writes that reach the pipe."""
 

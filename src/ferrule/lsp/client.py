@@ -19,6 +19,7 @@ import asyncio
 import collections
 import contextlib
 import os
+import select
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -102,6 +103,7 @@ class LspClient:
         self._transport: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
         self._pipes: list[asyncio.BaseTransport] = []  # stdin, stdout, stderr
+        self._output_fd = -1  # our end of the server's stdout
         self._outbox: list[bytes] = []  # encoded messages not yet written, in order
         self._wrote_this_turn = False  # a request went out in this loop turn
         self._turn_end_due = False  # `_end_turn` is scheduled
@@ -196,7 +198,22 @@ class LspClient:
                 client._close_pipes()
             raise
         client._pipes = [client._stdin, stdout, stderr]
+        client._output_fd = our_out
         return client
+
+    async def catch_up(self) -> None:
+        """Read what the server wrote while the loop was not running (a loop run only during calls):
+        its status, progress and diagnostics are then current, and a death is noticed."""
+        while self._closed is None and self._output_fd >= 0:
+            try:
+                readable = select.select([self._output_fd], [], [], 0)[0]
+            except (OSError, ValueError):  # the pipe was closed meanwhile
+                return
+            if not readable:
+                return
+            # one turn reads the pipe, the next runs what the read scheduled
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
 
     @property
     def alive(self) -> bool:
