@@ -5,9 +5,9 @@ ids correlate them), but the ops on one file take effect in arrival order: an op
 analyzer sees of the file (`update`, any op with `content`) waits for every earlier op on that file
 and holds every later one, while ops that only read it (see `envelope.only_reads`) may overlap one
 another. `init`/`shutdown` are barriers (they wait for every earlier op, every later op waits for
-them). The relay initialises itself at start,
-so the host's first frame may be any op. The loop survives every bad frame and every failed op; only
-end of input (clean analyzer shutdown, exit 0) or a `shutdown` op (answered `{}`, exit 0) ends it.
+them). The relay initialises itself at start, so the host's first frame may be any op. The loop
+survives every bad frame and every failed op; only end of input (clean analyzer shutdown, exit 0) or
+a `shutdown` op (answered `{}`, exit 0) ends it.
 """
 
 from __future__ import annotations
