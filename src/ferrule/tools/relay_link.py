@@ -128,7 +128,7 @@ class SharedRelay:
         return self._session
 
     def _on_progress(self, message: str, percentage: int | None = None) -> None:
-        # Called on the relay's own thread while the analyzer indexes. MCP progress must grow with every
+        # Called inside the op (on the calling thread) while the analyzer indexes. MCP progress must grow with every
         # notification, and the analyzer's percentages restart with each phase, so the count of
         # notifications is the progress and the analyzer's own figure goes into the message. The
         # analyzer reports some forty steps a second; a host needs a few: each new phase, then one
