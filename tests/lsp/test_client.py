@@ -19,6 +19,15 @@ def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 30))
 
 
+def run_on(loop: str, coro):
+    """`run`, on asyncio's loop or on uvloop's (whose subprocess plumbing is its own)."""
+    if loop == "uvloop":
+        import uvloop
+
+        return uvloop.run(asyncio.wait_for(coro, 30))
+    return run(coro)
+
+
 async def started(encodings=("utf-8", "utf-16"), **env) -> LspClient:
     client = await LspClient.spawn([sys.executable, FAKE], env={**os.environ, **env})
     client.configuration = lambda item: {"section": item.get("section"), "checkOnSave": False}
@@ -296,12 +305,7 @@ def test_the_server_reads_and_writes_plain_pipes(loop):
             await client.shutdown()
         assert not alive(client.pid)
 
-    if loop == "uvloop":
-        import uvloop
-
-        uvloop.run(asyncio.wait_for(body(), 30))
-    else:
-        run(body())
+    run_on(loop, body())
 
 
 @pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
@@ -317,12 +321,7 @@ def test_the_server_has_a_process_group_of_its_own_in_our_session(loop):
         finally:
             await client.shutdown()
 
-    if loop == "uvloop":
-        import uvloop
-
-        uvloop.run(asyncio.wait_for(body(), 30))
-    else:
-        run(body())
+    run_on(loop, body())
 
 
 def test_catch_up_reads_what_the_server_wrote_while_the_loop_was_not_running():

@@ -183,13 +183,16 @@ class LspClient:
             # each file object owns its fd from here: the transports close them
             client._stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, open(our_in, "wb", buffering=0))
             ours.remove(our_in)
+            client._pipes.append(client._stdin)
             stdout, _ = await loop.connect_read_pipe(
                 lambda: _Reader(client._on_stdout, lambda: client._on_closed("server output closed")),
                 open(our_out, "rb", buffering=0))
             ours.remove(our_out)
+            client._pipes.append(stdout)
             stderr, _ = await loop.connect_read_pipe(lambda: _Reader(client._on_stderr, None),
                                                      open(our_err, "rb", buffering=0))
             ours.remove(our_err)
+            client._pipes.append(stderr)
         except BaseException:
             for fd in ours:
                 os.close(fd)
@@ -197,7 +200,6 @@ class LspClient:
                 client.kill()
                 client._close_pipes()
             raise
-        client._pipes = [client._stdin, stdout, stderr]
         client._output_fd = our_out
         return client
 
@@ -576,8 +578,7 @@ class LspClient:
         return self.returncode
 
     def _close_pipes(self) -> None:
-        pipes = self._pipes if self._pipes else [self._stdin] if self._stdin is not None else []
-        for pipe in pipes:
+        for pipe in self._pipes:
             pipe.close()
 
     def kill(self) -> None:

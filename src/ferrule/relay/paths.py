@@ -81,10 +81,10 @@ class ProjectRoot:
                 return self._checked(rel, os.path.realpath(os.path.join(candidate, *parts[depth + 1:])), None)
             current = candidate + os.sep
         file = self._checked(rel, self._prefix + os.sep.join(parts), stat.S_ISREG(mode))
-        if file.regular:
+        if file.regular and isinstance(rel, str):
             if len(self._clean) >= _CLEAN_CAP:
                 self._clean.clear()
-            self._clean[rel] = (file, time.monotonic() + CLEAN_REUSE_S)  # type: ignore[index]
+            self._clean[rel] = (file, time.monotonic() + CLEAN_REUSE_S)
         return file
 
     def _checked(self, rel: object, real: str, regular: bool | None) -> ProjectFile:
