@@ -116,6 +116,14 @@ def test_malformed_lines_are_answered_and_the_loop_goes_on(spawn, twin):
         (None, -32700), (None, -32600), (9, -32600), (1, None)]
 
 
+def test_notifications_without_the_jsonrpc_member_get_no_answer(spawn, twin):
+    child = spawn(twin)
+    child.send(b'{"method":"notifications/initialized"}\n', b'{"method":"notifications/cancelled"}\n',
+               request(1, "ping"))
+    assert child.recv() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert child.quiet()
+
+
 def test_over_long_lines_are_refused_and_the_next_line_served(spawn, twin):
     child = spawn(twin, SAMPLE_MAX_LINE="4096")
     big = orjson.dumps(call(1, "echo", {"text": "x" * 200_000})) + b"\n"  # arrives over many reads

@@ -48,7 +48,6 @@ def test_non_json_line_is_a_parse_error_and_the_loop_goes_on(server):
         (b'{"jsonrpc": "2.0", "id": 7}', 7),  # no method
         (b'{"jsonrpc": "2.0", "id": "s"}', "s"),
         (b'{"jsonrpc": "2.0", "method": 5, "id": 3}', 3),  # method not a string
-        (b'{"jsonrpc": "2.0", "method": 5}', None),
         (b'{"id": 4, "method": "ping"}', 4),  # no jsonrpc member
         (b'{"jsonrpc": "1.0", "id": 5, "method": "ping"}', 5),
         (b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', None),  # ids are strings or integers
@@ -63,6 +62,25 @@ def test_invalid_request_objects_get_32600(server, line, answer_id):
     assert out[0]["id"] == answer_id
     assert "id" in out[0]
     assert out[1] == {"jsonrpc": "2.0", "id": "next", "result": {}}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"method": "notifications/initialized"}',  # no jsonrpc member
+        b'{"jsonrpc": "1.0", "method": "notifications/initialized"}',
+        b'{"jsonrpc": "2.0", "method": 5}',
+        b'{"jsonrpc": "2.0", "id": null, "method": 5}',
+        b'{"jsonrpc": "2.0", "method": "ping", "params": [1, 2]}',
+        b'{"jsonrpc": "2.0"}',
+        b'{"id": null}',
+        b"{}",
+    ],
+)
+def test_a_frame_without_an_id_is_absorbed_whatever_else_is_wrong(server, line):
+    transport = ReplayTransport([line, request("next", "ping")])
+    server.run(transport)
+    assert transport.output == [b'{"jsonrpc":"2.0","id":"next","result":{}}']
 
 
 def test_params_that_are_not_an_object_are_invalid_params(server):

@@ -214,7 +214,7 @@ class Server:
             item = _decode(line, max_line)
             items.append(item)
             msg = item[0]
-            # Only a valid JSON-RPC 2.0 notification acts; anything else is refused (-32600) and cancels nothing.
+            # Only a valid JSON-RPC 2.0 notification acts; a malformed one is absorbed and cancels nothing.
             if (type(msg) is dict and msg.get("method") == "notifications/cancelled" and msg.get("id") is None
                     and msg.get("jsonrpc") == "2.0"):
                 params = msg.get("params")
