@@ -284,7 +284,8 @@ class Server:
 
     def _initialize(self, msg_id: Any, params: Any) -> bytes:
         if params is None or type(params.get("protocolVersion")) is not str:
-            raise InvalidParams("initialize needs params.protocolVersion (a string)")
+            raise InvalidParams("initialize needs params.protocolVersion (a string)",
+                                fix="send initialize with params {protocolVersion, capabilities, clientInfo}")
         self.revision = negotiate(params["protocolVersion"])
         result: dict[str, Any] = {
             "protocolVersion": self.revision,
@@ -499,7 +500,8 @@ def _failure_text(name: str, exc: BaseException) -> str:
 def _check_cursor(params: Any) -> None:
     # One page holds every tool; a cursor is accepted and the whole list returned.
     if params is not None and params.get("cursor") is not None and type(params["cursor"]) is not str:
-        raise InvalidParams("tools/list params.cursor must be a string")
+        raise InvalidParams("tools/list params.cursor must be a string",
+                            fix="leave params.cursor out, or send the nextCursor string of an earlier answer")
 
 
 def _decode(line: Any, max_line: int) -> tuple[Any, bytes]:

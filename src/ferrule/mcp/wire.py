@@ -109,7 +109,7 @@ def classify(msg: Any) -> tuple[int, Any, str, Any]:
     if readable_id is None:
         raise _invalid("`id` must be a string or an integer", None)
     if params is not None and type(params) is not dict:
-        exc = InvalidParams("`params` must be an object")
+        exc = InvalidParams("`params` must be an object", fix="send params as a JSON object, or leave it out")
         exc.id = msg_id  # type: ignore[attr-defined]
         raise exc
     return REQUEST, msg_id, method, params
