@@ -90,6 +90,21 @@ def later(marker: str, seconds: float = 0.05) -> str:
     return f"left {marker} behind"
 
 
+class Locate:
+    """A tool written against the protocol (descriptor + run) whose arguments are integers."""
+
+    def descriptor(self) -> dict:
+        return {"name": "locate", "description": "Shows the position it was given, with the Python types.",
+                "inputSchema": {"type": "object", "required": ["line"], "properties": {
+                    "line": {"type": "integer", "minimum": 1}, "character": {"type": "integer"}}}}
+
+    def run(self, args: dict) -> ToolOutput:
+        return ToolOutput(repr(args))
+
+
+tools.add(Locate())
+
+
 @tools.tool
 def implementations() -> dict:
     """Which twins this process loaded."""

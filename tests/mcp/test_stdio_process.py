@@ -124,6 +124,17 @@ def test_notifications_without_the_jsonrpc_member_get_no_answer(spawn, twin):
     assert child.quiet()
 
 
+def test_integers_written_as_floats_reach_the_tool_as_ints(spawn, twin):
+    child = spawn(twin)
+    head = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"locate","arguments":'
+    child.send(head % 1 + b'{"line":17.0,"character":4.0}}}\n', head % 2 + b'{"line":17.5}}}\n')
+    first, second = child.recv(), child.recv()
+    assert first["result"] == {"content": [{"type": "text", "text": "{'line': 17, 'character': 4}"}],
+                               "isError": False}
+    assert second["result"]["isError"] is True
+    assert "argument 'line': expected integer, got number" in text_of(second)
+
+
 def test_over_long_lines_are_refused_and_the_next_line_served(spawn, twin):
     child = spawn(twin, SAMPLE_MAX_LINE="4096")
     big = orjson.dumps(call(1, "echo", {"text": "x" * 200_000})) + b"\n"  # arrives over many reads
