@@ -64,8 +64,8 @@ def test_schema_from_every_supported_annotation():
     assert props["names"] == {"type": "array", "items": {"type": "string"}}
     assert props["mapping"] == {"type": "object"}
     assert props["counts"] == {"type": "object", "additionalProperties": {"type": "integer"}}
-    assert props["maybe"] == {"type": ["integer", "null"]}
-    assert props["either"] == {"type": ["string", "null"], "default": None}
+    assert props["maybe"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert props["either"] == {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
     assert props["mode"] == {"type": "string", "enum": ["fast", "slow"], "default": "fast"}
     assert props["level"] == {"type": "integer", "enum": [1, 2, 3], "default": 1}
     assert props["note"] == {"type": "string", "description": "a note for the reader", "default": ""}

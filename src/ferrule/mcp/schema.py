@@ -4,6 +4,9 @@ Supported annotations: str, int, float, bool, list / list[T], dict / dict[str, T
 `T | None`, Literal[...], Any (or none), and `Annotated[T, "description"]`. A default makes the
 argument optional and is recorded as `default`. Parameter descriptions come from a Google-style
 `Args:` section or `:param name:` lines of the docstring; the rest of the docstring describes the tool.
+
+A union, `Optional[T]` included, is an `anyOf`, never a `type` array (`"type": ["string", "null"]`):
+hosts that read schemas as OpenAPI 3.0 (and clients checking for them) refuse type arrays.
 """
 
 from __future__ import annotations
@@ -65,10 +68,7 @@ def schema_for(annotation: Any) -> dict[str, Any]:
 
 
 def _union(args: tuple[Any, ...]) -> dict[str, Any]:
-    members = [schema_for(a) for a in args]
-    if all(set(m) == {"type"} and isinstance(m["type"], str) for m in members):
-        return {"type": [m["type"] for m in members]}
-    return {"anyOf": members}
+    return {"anyOf": [schema_for(a) for a in args]}
 
 
 def _literal(values: tuple[Any, ...]) -> dict[str, Any]:

@@ -256,10 +256,24 @@ _ANNOTATIONS = {"type", "description", "title", "default", "examples", "deprecat
 
 
 def _plain_kinds(schema: Any) -> tuple[type, ...] | None:
-    """The Python types a schema accepts when it says nothing but its type, else None.
+    """The Python types a schema accepts when it says nothing but its type, else None: a `type`, or
+    an `anyOf` of such schemas (what `Optional[int]` becomes).
 
     Falls through to the full check for what the types miss (3.0 is an integer in JSON)."""
-    if type(schema) is not dict or "type" not in schema or not schema.keys() <= _ANNOTATIONS:
+    if type(schema) is not dict:
+        return None
+    if "anyOf" in schema and "type" not in schema:
+        options = schema["anyOf"]
+        if type(options) is not list or not options or not schema.keys() - {"anyOf"} <= _ANNOTATIONS:
+            return None
+        kinds: list[type] = []
+        for option in options:
+            option_kinds = _plain_kinds(option)
+            if option_kinds is None:
+                return None
+            kinds += option_kinds
+        return tuple(kinds)
+    if "type" not in schema or not schema.keys() <= _ANNOTATIONS:
         return None
     names = [schema["type"]] if type(schema["type"]) is str else schema["type"]
     if type(names) is not list or not all(type(n) is str and n in _KINDS for n in names):
