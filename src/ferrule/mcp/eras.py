@@ -34,6 +34,7 @@ __all__ = [
     "SERVER_INFO_KEY",
     "SUPPORTED_REVISIONS",
     "VERSION_KEY",
+    "accepts_batches",
     "check_envelope",
     "has_progress_message",
     "has_structured_content",
@@ -88,6 +89,11 @@ def check_envelope(params: dict[str, Any]) -> str:
         raise InvalidParams("the client-capabilities envelope value must be an object",
                             fix=f"send {CAPABILITIES_KEY} as an object ({{}} when the client offers nothing optional)")
     return version
+
+
+def accepts_batches(revision: str) -> bool:
+    """JSON-RPC batches (arrays) are part of 2025-03-26 only: added there, removed in 2025-06-18."""
+    return revision == "2025-03-26"
 
 
 def has_structured_content(revision: str) -> bool:
