@@ -87,6 +87,14 @@ def test_optional_and_union_types_are_any_of(annotation):
     assert "anyOf" in json.dumps(schema)
 
 
+def test_every_schema_a_server_lists_is_portable(spawn, twin):
+    child = spawn(twin)
+    tools = child.ask({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["result"]["tools"]
+    assert len(tools) > 5
+    for descriptor in tools:
+        assert_portable(descriptor["inputSchema"])
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-3, 3, allow_nan=False) | st.sampled_from(
         [1.0, 2.0, 0.5, "a", "b", ""]),
