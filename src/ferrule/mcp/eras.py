@@ -76,9 +76,10 @@ def check_envelope(params: dict[str, Any]) -> str:
     missing = [key for key in (VERSION_KEY, CAPABILITIES_KEY) if key not in meta]
     if missing:
         keys = " and ".join(missing)
-        raise InvalidParams(f"params._meta is missing the required envelope key(s): {', '.join(missing)}",
-                            fix=f"add {keys} to params._meta: every 2026-07-28 request carries both envelope keys "
-                                "(the capabilities an object, {} when the client offers nothing optional)")
+        raise InvalidParams(
+            f"params._meta is missing the required envelope key(s): {', '.join(missing)}",
+            fix=f"add {keys} to params._meta: every 2026-07-28 request carries both envelope keys "
+                "(the capabilities an object, {} when the client offers nothing optional)")
     version = meta[VERSION_KEY]
     if type(version) is not str:
         raise InvalidParams("the protocol-version envelope value must be a string",
@@ -86,8 +87,9 @@ def check_envelope(params: dict[str, Any]) -> str:
     if version not in MODERN_REVISIONS:
         raise UnsupportedProtocolVersion(SUPPORTED_REVISIONS, version)
     if type(meta[CAPABILITIES_KEY]) is not dict:
-        raise InvalidParams("the client-capabilities envelope value must be an object",
-                            fix=f"send {CAPABILITIES_KEY} as an object ({{}} when the client offers nothing optional)")
+        raise InvalidParams(
+            "the client-capabilities envelope value must be an object",
+            fix=f"send {CAPABILITIES_KEY} as an object ({{}} when the client offers nothing optional)")
     return version
 
 

@@ -307,8 +307,8 @@ class Server:
             if type(member) is list:
                 answers.append(error_line(None, InvalidRequest("a batch cannot hold a batch").to_error()))
             elif type(member) is dict and member.get("method") == "initialize" and type(member.get("id")) in _ID_TYPES:
-                # 2025-03-26 lifecycle: initialize must not be part of a batch (it would renegotiate mid-batch)
-                refusal = InvalidRequest("initialize cannot be part of a batch", fix="send initialize on its own line")
+                # 2025-03-26 lifecycle: initialize is never part of a batch (it would renegotiate mid-batch)
+                refusal = InvalidRequest("initialize cannot be part of a batch", fix="send initialize alone")
                 answers.append(error_line(member["id"], refusal.to_error()))
             else:
                 exact = encode(member) if type(member) is dict and type(member.get("id")) is float else b""

@@ -90,7 +90,9 @@ def classify(msg: Any) -> tuple[int, Any, str, Any]:
     A float id must be resolved by the caller first (see `decode_exact`).
     """
     if type(msg) is not dict:
-        kind = "an array (batches are served to 2025-03-26 sessions only)" if type(msg) is list else type(msg).__name__
+        kind = type(msg).__name__
+        if type(msg) is list:
+            kind = "an array (batches are served to 2025-03-26 sessions only)"
         raise _invalid(f"a message must be a JSON object, got {kind}", None)
     method = msg.get("method")
     msg_id = msg.get("id")
