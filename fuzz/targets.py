@@ -11,8 +11,9 @@ Targets:
   must agree on every result, error and `pending`; lines must match an independent model of the
   framing rules; buffers stay bounded; draining after errors ends.
 - `mcp_loop`: lines (grouped into reads) through `ferrule.mcp.Server`: every request gets exactly one
-  answer with its exact id, notifications and responses none, malformed lines the JSON-RPC error the
-  rules name; -32603 (a fault of the server's) is never acceptable; a last `ping` is always served.
+  answer with its exact id, notifications (any object without an id) and responses none, malformed
+  lines the JSON-RPC error the rules name, a batch one array once 2025-03-26 is negotiated; -32603 (a
+  fault of the server's) is never acceptable; a last `ping` is always served.
 - `relay_envelope`: one frame through `ferrule.relay.envelope.parse_request` against a project root
   with symlinks leading out: a `protocol` refusal carrying the right id, or a request whose params fit
   the op's table and whose file stays inside the root.
@@ -207,6 +208,8 @@ _MCP_SERVER: Any = None
 _MCP_MAX_LINE = 4096
 _MCP_CODES = {-32700, -32600, -32601, -32602, -32022}  # -32603 is the server's own fault: never
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+_HANDSHAKE = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+_BATCHES = "2025-03-26"  # the one revision whose sessions are served JSON-RPC batches
 
 
 def _mcp_tools() -> Any:
@@ -252,7 +255,8 @@ def _exact(line: bytes) -> Any:
         msg = orjson.loads(line)
     except orjson.JSONDecodeError:
         msg = orjson.loads(line.decode("utf-8", "replace"))  # raises JSONDecodeError (a ValueError)
-    if type(msg) is dict and type(msg.get("id")) is float:
+    members = msg if type(msg) is list else [msg]
+    if any(type(m) is dict and type(m.get("id")) is float for m in members):
         # orjson reads integers beyond 64 bits as floats; the id must be echoed exactly.
         def refuse(name: str) -> Any:
             raise ValueError(name)
@@ -280,30 +284,48 @@ def _cancel_target(line: bytes) -> Any:
     if type(msg) is not dict or msg.get("method") != "notifications/cancelled" or msg.get("id") is not None:
         return None
     if msg.get("jsonrpc") != "2.0" and "cancel-jsonrpc" not in TOLERATED:
-        return None  # not a valid notification (it is answered -32600): it must not act
+        return None  # not a valid notification (it is absorbed): it must not act
     params = msg.get("params")
     target = params.get("requestId") if type(params) is dict else None
     return target if _is_id(target) else None
 
 
-def expected_mcp(line: bytes, max_line: int) -> tuple[str, Any, Any] | None:
-    """None: no answer. ("error", id, code): that error. ("request", id, method): one answer for id."""
+def expected_mcp(line: bytes, max_line: int, revision: str = "2025-11-25") -> tuple[str, Any, Any] | None:
+    """None: no answer. ("error", id, code): that error. ("request", id, method): one answer for id.
+    ("array", None, plans): a JSON-RPC batch's one array, an answer per plan (`revision` is the session's)."""
     if len(line) > max_line:
         return ("error", None, -32600)
     try:
         msg = _exact(line)
     except ValueError:
         return ("error", None, -32700)
+    if type(msg) is list and revision == _BATCHES:
+        if not msg:
+            return ("error", None, -32600)
+        plans = [plan for plan in map(_expected_member, msg) if plan is not None]
+        return ("array", None, plans) if plans else None
+    return _expected_message(msg)
+
+
+def _expected_member(msg: Any) -> tuple[str, Any, Any] | None:
+    if type(msg) is list:
+        return ("error", None, -32600)
+    if type(msg) is dict and msg.get("method") == "initialize" and _is_id(msg.get("id")):
+        return ("error", msg["id"], -32600)  # initialize is never part of a batch
+    return _expected_message(msg)
+
+
+def _expected_message(msg: Any) -> tuple[str, Any, Any] | None:
     if type(msg) is not dict:
         return ("error", None, -32600)
     method, msg_id = msg.get("method"), msg.get("id")
+    if msg_id is None:
+        return None  # a notification, absorbed whatever else is wrong with it
     readable = msg_id if _is_id(msg_id) else None
     if method is None:
         return None if ("result" in msg or "error" in msg) else ("error", readable, -32600)
     if type(method) is not str or msg.get("jsonrpc") != "2.0":
         return ("error", readable, -32600)
-    if msg_id is None:
-        return None
     if readable is None:
         return ("error", None, -32600)
     params = msg.get("params")
@@ -340,6 +362,22 @@ def _check_request_answer(answer: dict[str, Any], method: str, params: Any) -> N
         assert method in ("ping", "tools/call", "tools/list", "initialize"), f"{method} answered {answer}"
 
 
+def _check_answer(answer: Any, plan: tuple[str, Any, Any]) -> None:
+    kind, msg_id, detail = plan
+    assert type(answer) is dict and answer.get("jsonrpc") == "2.0", answer
+    assert _same_id(answer["id"], msg_id) or (msg_id is None and answer["id"] is None), \
+        f"answer id {answer['id']!r} where {msg_id!r} was due"
+    assert ("result" in answer) != ("error" in answer), answer
+    if "error" in answer:
+        error = answer["error"]
+        assert error["code"] in _MCP_CODES, f"server fault or unknown code: {error}"
+        assert type(error["message"]) is str and error["message"], error
+    if kind == "error":
+        assert answer.get("error", {}).get("code") == detail, f"wanted {detail}, got {answer}"
+    else:
+        _check_request_answer(answer, *detail)
+
+
 def check_mcp_loop(data: bytes) -> None:
     from ferrule.mcp import ReplayTransport
 
@@ -359,8 +397,17 @@ def check_mcp_loop(data: bytes) -> None:
     batches.append([final])
 
     expected: list[tuple[Any, Any, Any]] = []
+    revision = server.revision  # the server is shared: a session earlier inputs negotiated
     for batch in batches:
-        plans = [expected_mcp(line, _MCP_MAX_LINE) for line in batch]
+        plans = []
+        for line in batch:
+            plan = expected_mcp(line, _MCP_MAX_LINE, revision)
+            plans.append(plan)
+            if plan is not None and plan[0] == "request" and plan[2][0] == "initialize":
+                params = plan[2][1]
+                asked = params.get("protocolVersion") if type(params) is dict else None
+                if type(asked) is str:
+                    revision = asked if asked in _HANDSHAKE else _HANDSHAKE[-1]
         targets = [_cancel_target(line) if len(batch) > 1 and len(line) <= _MCP_MAX_LINE else None
                    for line in batch]
         for index, plan in enumerate(plans):
@@ -376,30 +423,26 @@ def check_mcp_loop(data: bytes) -> None:
     transport = ReplayTransport(script)
     with contextlib.redirect_stderr(io.StringIO()):  # the tracebacks of the tool that raises
         server.run(transport)
-    answers = []
+    answers: list[Any] = []
     for raw in transport.output:
         assert b"\n" not in raw
         message = json.loads(raw)  # exact integers, as the ids were sent
-        assert message.get("jsonrpc") == "2.0", raw
-        if "id" not in message:
-            assert message.get("method") == "notifications/progress", raw
-            continue
+        if type(message) is not list:
+            assert message.get("jsonrpc") == "2.0", raw
+            if "id" not in message:
+                assert message.get("method") == "notifications/progress", raw
+                continue
         answers.append(message)
-    got = [(a["id"], a.get("error", {}).get("code")) for a in answers]
+    got = [("array", len(a)) if type(a) is list else (a["id"], a.get("error", {}).get("code")) for a in answers]
     assert len(answers) == len(expected), f"{len(answers)} answers for {len(expected)} expected\n" \
         f" got: {got}\n want: {[(e[1], e[0]) for e in expected]}"
-    for answer, (kind, msg_id, detail) in zip(answers, expected, strict=True):
-        assert _same_id(answer["id"], msg_id) or (msg_id is None and answer["id"] is None), \
-            f"answer id {answer['id']!r} where {msg_id!r} was due"
-        assert ("result" in answer) != ("error" in answer), answer
-        if "error" in answer:
-            error = answer["error"]
-            assert error["code"] in _MCP_CODES, f"server fault or unknown code: {error}"
-            assert type(error["message"]) is str and error["message"], error
-        if kind == "error":
-            assert answer.get("error", {}).get("code") == detail, f"wanted {detail}, got {answer}"
+    for answer, plan in zip(answers, expected, strict=True):
+        if plan[0] == "array":
+            assert type(answer) is list and len(answer) == len(plan[2]), f"wanted an array for {plan}, got {answer}"
+            for member, member_plan in zip(answer, plan[2], strict=True):
+                _check_answer(member, member_plan)
         else:
-            _check_request_answer(answer, *detail)
+            _check_answer(answer, plan)
     assert answers[-1]["id"] == "final-ping" and answers[-1]["result"] == {}
 
 
@@ -615,6 +658,14 @@ SEEDS: dict[str, list[bytes]] = {
             b'{"jsonrpc":"2.0","id":null,"method":"ping"}', b'{"jsonrpc":"2.0","id":1,"result":{}}',
             b'[1,2]', b'{"jsonrpc":"1.0","id":1,"method":"ping"}', b'{"id":1,"method":7}', b"not json",
             b'{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}', b"\xff\xfe{}", b"", b"x" * 5000,
+        ),
+        bytes([1, 2, 1, 1, 2, 1, 1, 1]) + _lines(
+            _rpc(1, "initialize", {"protocolVersion": "2025-03-26", "capabilities": {}}),
+            b'[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},5,[],'
+            b'{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18"}},'
+            b'{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}]',
+            b'[{"jsonrpc":"2.0","method":"notifications/initialized"}]', b"[]", b'{"method":"ping"}',
+            _rpc(4, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}), b'[{"id":5}]',
         ),
     ],
     "relay_envelope": _RELAY_FRAMES,

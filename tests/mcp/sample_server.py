@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Optional
 
 from ferrule.mcp import Server, ToolOutput, ToolSet, progress
 
@@ -88,6 +89,27 @@ def later(marker: str, seconds: float = 0.05) -> str:
     subprocess.Popen([sys.executable, "-c", f"import sys, time; time.sleep({seconds}); print('child {marker}', file=sys.stderr)"])
     threading.Thread(target=lambda: (time.sleep(seconds), os.write(2, f"thread {marker}\n".encode()))).start()
     return f"left {marker} behind"
+
+
+@tools.tool
+def greet(name: str | None = None, times: Optional[int] = None) -> str:  # noqa: UP045 - both spellings
+    """Optional arguments, in both spellings."""
+    return f"hello {name or 'you'}" * (times or 1)
+
+
+class Locate:
+    """A tool written against the protocol (descriptor + run) whose arguments are integers."""
+
+    def descriptor(self) -> dict:
+        return {"name": "locate", "description": "Shows the position it was given, with the Python types.",
+                "inputSchema": {"type": "object", "required": ["line"], "properties": {
+                    "line": {"type": "integer", "minimum": 1}, "character": {"type": "integer"}}}}
+
+    def run(self, args: dict) -> ToolOutput:
+        return ToolOutput(repr(args))
+
+
+tools.add(Locate())
 
 
 @tools.tool

@@ -218,6 +218,31 @@ def test_envelope_validation_order(server):
     assert all("resultType" not in m for m in out)
 
 
+def test_each_invalid_params_error_hints_at_what_that_request_got_wrong(server):
+    no_caps = {k: v for k, v in ENVELOPE.items() if "Capabilities" not in k}
+    out = replay(
+        server,
+        call(1, "echo", {"text": "x"}, _meta=no_caps),
+        request(2, "tools/list", {"_meta": no_caps}),
+        request(3, "tools/call", {"name": "echo", "_meta": {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": 7}}),
+        request(4, "tools/call", {"name": "echo", "_meta": {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": []}}),
+        request(5, "initialize", {"capabilities": {}}),
+        request(6, "tools/list", {"cursor": 3}),
+        request(7, "ping", ["not", "an", "object"]),
+        request(8, "tools/call", {"arguments": {}}),
+    )
+    hints = {m["id"]: m["error"]["data"]["fix"] for m in out}
+    assert all(m["error"]["code"] == -32602 for m in out)
+    for msg_id in (1, 2, 4):
+        assert "io.modelcontextprotocol/clientCapabilities" in hints[msg_id]
+    assert "io.modelcontextprotocol/protocolVersion" in hints[3]
+    assert "protocolVersion" in hints[5]
+    assert "cursor" in hints[6]
+    assert "params" in hints[7]
+    assert "tools/call" in hints[8]  # the only one that is about tools/call
+    assert not any("tools/call" in hints[msg_id] for msg_id in range(1, 8))
+
+
 def test_unsupported_version_lets_the_official_client_fall_back(server):
     """The -32022 `supported` list names handshake revisions, which the SDK's probe reads as 'use
     initialize' instead of 'incompatible'."""

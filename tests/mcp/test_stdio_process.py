@@ -116,6 +116,43 @@ def test_malformed_lines_are_answered_and_the_loop_goes_on(spawn, twin):
         (None, -32700), (None, -32600), (9, -32600), (1, None)]
 
 
+def test_notifications_without_the_jsonrpc_member_get_no_answer(spawn, twin):
+    child = spawn(twin)
+    child.send(b'{"method":"notifications/initialized"}\n', b'{"method":"notifications/cancelled"}\n',
+               request(1, "ping"))
+    assert child.recv() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert child.quiet()
+
+
+def test_integers_written_as_floats_reach_the_tool_as_ints(spawn, twin):
+    child = spawn(twin)
+    head = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"locate","arguments":'
+    child.send(head % 1 + b'{"line":17.0,"character":4.0}}}\n', head % 2 + b'{"line":17.5}}}\n')
+    first, second = child.recv(), child.recv()
+    assert first["result"] == {"content": [{"type": "text", "text": "{'line': 17, 'character': 4}"}],
+                               "isError": False}
+    assert second["result"]["isError"] is True
+    assert "argument 'line': expected integer, got number" in text_of(second)
+
+
+def test_a_2025_03_26_session_gets_a_batch_answered_as_one_array(spawn, twin):
+    child = spawn(twin)
+    assert initialize(child, "2025-03-26")["result"]["protocolVersion"] == "2025-03-26"
+    members = [call(1, "steps", {"count": 2}, _meta={"progressToken": "p"}), notification("notifications/x"),
+               call(2, "locate", {"line": 3.0}), request(3, "ping")]
+    child.send(b"[" + b",".join(orjson.dumps(m) for m in members) + b"]\n",
+               b'[{"jsonrpc":"2.0","method":"notifications/initialized"}]\n', b"[]\n", request(4, "ping"))
+    progress = [child.recv(), child.recv()]  # sent while the batch runs, each on its own line
+    assert [p["params"]["progress"] for p in progress] == [1, 2]
+    assert all(p["method"] == "notifications/progress" for p in progress)
+    answers = child.recv()
+    assert [a["id"] for a in answers] == [1, 2, 3]
+    assert [text_of(a) for a in answers[:2]] == ["done", "{'line': 3}"]
+    assert child.recv()["error"]["code"] == -32600  # the empty batch: one error, not an array
+    assert child.recv() == {"jsonrpc": "2.0", "id": 4, "result": {}}  # nothing for the notification batch
+    assert child.quiet()
+
+
 def test_over_long_lines_are_refused_and_the_next_line_served(spawn, twin):
     child = spawn(twin, SAMPLE_MAX_LINE="4096")
     big = orjson.dumps(call(1, "echo", {"text": "x" * 200_000})) + b"\n"  # arrives over many reads

@@ -64,8 +64,8 @@ def test_schema_from_every_supported_annotation():
     assert props["names"] == {"type": "array", "items": {"type": "string"}}
     assert props["mapping"] == {"type": "object"}
     assert props["counts"] == {"type": "object", "additionalProperties": {"type": "integer"}}
-    assert props["maybe"] == {"type": ["integer", "null"]}
-    assert props["either"] == {"type": ["string", "null"], "default": None}
+    assert props["maybe"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert props["either"] == {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
     assert props["mode"] == {"type": "string", "enum": ["fast", "slow"], "default": "fast"}
     assert props["level"] == {"type": "integer", "enum": [1, 2, 3], "default": 1}
     assert props["note"] == {"type": "string", "description": "a note for the reader", "default": ""}
@@ -159,17 +159,57 @@ def test_return_values_become_outputs():
     assert give.run({"kind": "output"}) == ToolOutput("made", is_error=True)
 
 
-def test_json_integers_written_as_floats_reach_an_int_parameter_as_int():
-    seen = []
+@tool
+def kinds(n: int, m: Optional[int] = None, xs: list[int] | None = None,  # noqa: UP045
+          counts: dict[str, int] | None = None, ratio: float = 0.5, anything: Any = None) -> str:
+    """Shows what it was given, with the Python types."""
+    return repr((n, m, xs, counts, ratio, anything))
 
-    @tool
-    def count(n: int, m: Optional[int] = None) -> str:  # noqa: UP045
-        """Counts."""
-        seen.append((n, m))
-        return ""
 
-    count.run({"n": 3.0, "m": 4.0})
-    assert seen == [(3, 4)] and all(type(v) is int for v in seen[0])
+class Locate:
+    """A protocol tool with a hand-written schema, as a relay's position tools are."""
+
+    def descriptor(self) -> dict[str, Any]:
+        return {"name": "locate", "description": "Shows a position.", "inputSchema": {
+            "type": "object", "required": ["line"],
+            "properties": {"line": {"type": "integer", "minimum": 1},
+                           "marks": {"type": "array", "items": {"type": ["integer", "null"]}},
+                           "span": {"oneOf": [{"type": "integer"}, {"type": "string"}]}}}}
+
+    def run(self, args: dict[str, Any]) -> ToolOutput:
+        return ToolOutput(repr(args))
+
+
+def test_json_integers_written_as_floats_reach_integer_arguments_as_ints(use_twin):
+    out = replay(
+        Server("ints", "1", [kinds, Locate()]),
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kinds","arguments":'
+        b'{"n":17.0,"m":4.0,"xs":[1.0,2,3e0],"counts":{"a":5.0},"ratio":2.0,"anything":6.0}}}',
+        b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"locate","arguments":'
+        b'{"line":17.0,"marks":[2.0,null],"span":9.0}}}',
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"kinds","arguments":{"n":17}}}',
+    )
+    texts = [m["result"]["content"][0]["text"] for m in out]
+    # A float stays a float where the schema takes any number (float, Any).
+    assert texts[0] == "(17, 4, [1, 2, 3], {'a': 5}, 2.0, 6.0)"
+    assert texts[1] == "{'line': 17, 'marks': [2, None], 'span': 9}"
+    assert texts[2] == "(17, None, None, None, 0.5, None)"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "needle"),
+    [
+        ('{"n":17.5}', "argument 'n': expected integer, got number"),
+        ('{"n":1,"m":4.5}', "argument 'm': expected integer or null, got number"),
+        ('{"n":1,"xs":[1,2.5]}', "argument 'xs[1]': expected integer, got number"),
+        ('{"n":1,"counts":{"a":0.1}}', "argument 'counts.a': expected integer, got number"),
+    ],
+)
+def test_a_float_with_a_fraction_is_refused_naming_the_argument(use_twin, arguments, needle):
+    line = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kinds","arguments":%s}}'
+    out = replay(Server("ints", "1", [kinds]), line % arguments.encode())
+    assert out[0]["result"]["isError"] is True
+    assert needle in out[0]["result"]["content"][0]["text"]
 
 
 def test_async_functions_are_tools_too():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import orjson
 import pytest
 from mcp_helpers import call, notification, replay, request
 
@@ -48,7 +51,6 @@ def test_non_json_line_is_a_parse_error_and_the_loop_goes_on(server):
         (b'{"jsonrpc": "2.0", "id": 7}', 7),  # no method
         (b'{"jsonrpc": "2.0", "id": "s"}', "s"),
         (b'{"jsonrpc": "2.0", "method": 5, "id": 3}', 3),  # method not a string
-        (b'{"jsonrpc": "2.0", "method": 5}', None),
         (b'{"id": 4, "method": "ping"}', 4),  # no jsonrpc member
         (b'{"jsonrpc": "1.0", "id": 5, "method": "ping"}', 5),
         (b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', None),  # ids are strings or integers
@@ -63,6 +65,25 @@ def test_invalid_request_objects_get_32600(server, line, answer_id):
     assert out[0]["id"] == answer_id
     assert "id" in out[0]
     assert out[1] == {"jsonrpc": "2.0", "id": "next", "result": {}}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"method": "notifications/initialized"}',  # no jsonrpc member
+        b'{"jsonrpc": "1.0", "method": "notifications/initialized"}',
+        b'{"jsonrpc": "2.0", "method": 5}',
+        b'{"jsonrpc": "2.0", "id": null, "method": 5}',
+        b'{"jsonrpc": "2.0", "method": "ping", "params": [1, 2]}',
+        b'{"jsonrpc": "2.0"}',
+        b'{"id": null}',
+        b"{}",
+    ],
+)
+def test_a_frame_without_an_id_is_absorbed_whatever_else_is_wrong(server, line):
+    transport = ReplayTransport([line, request("next", "ping")])
+    server.run(transport)
+    assert transport.output == [b'{"jsonrpc":"2.0","id":"next","result":{}}']
 
 
 def test_params_that_are_not_an_object_are_invalid_params(server):
@@ -166,3 +187,50 @@ def test_a_tool_output_that_is_not_json_is_an_error_result(use_twin):
     result = out[0]["result"]
     assert result["isError"] is True
     assert "not JSON" in result["content"][0]["text"]
+
+
+def initialize(msg_id, version):
+    return request(msg_id, "initialize",
+                   {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
+
+
+def batch(*members) -> bytes:
+    return b"[" + b",".join(m if isinstance(m, bytes) else orjson.dumps(m) for m in members) + b"]"
+
+
+def test_a_2025_03_26_session_is_answered_a_batch_with_an_array(server):
+    transport = ReplayTransport([
+        initialize(0, "2025-03-26"),
+        batch(request(1, "ping"), notification("notifications/initialized"), call("two", "echo", {"text": "hi"}),
+              request(3, "nope"), b"5", b"[]", b'{"method":"notifications/x"}', {"jsonrpc": "2.0", "id": 9, "result": {}},
+              b'{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}', initialize(4, "2025-06-18")),
+        batch(notification("notifications/initialized"), notification("notifications/cancelled", {"requestId": 1})),
+        b"[]",
+        b" [ ] ",
+        request("after", "ping"),
+    ])
+    server.run(transport)
+    lines = transport.output[1:]
+    assert len(lines) == 4  # the notification-only batch is not answered at all
+    answers = json.loads(lines[0])  # the standard library keeps the big id exact
+    assert [(a.get("id"), a.get("error", {}).get("code")) for a in answers] == [
+        (1, None), ("two", None), (3, -32601), (None, -32600), (None, -32600), (18446744073709551617, None),
+        (4, -32600)]
+    assert answers[1]["result"]["content"][0]["text"] == "hi"
+    assert b'"id":18446744073709551617,' in lines[0]  # echoed exactly
+    assert "initialize" in answers[6]["error"]["message"]
+    assert server.revision == "2025-03-26"  # the refused initialize renegotiated nothing
+    for empty in lines[1:3]:  # an empty batch: one error object, not an array
+        assert orjson.loads(empty)["error"]["code"] == -32600 and orjson.loads(empty)["id"] is None
+    assert orjson.loads(lines[3]) == {"jsonrpc": "2.0", "id": "after", "result": {}}
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25", None])
+def test_other_sessions_refuse_a_batch_with_one_error(server, version):
+    script = [] if version is None else [initialize(0, version)]
+    transport = ReplayTransport([*script, batch(request(1, "ping"), request(2, "ping")), request(3, "ping")])
+    server.run(transport)
+    refusal, after = transport.messages()[len(script):]
+    assert refusal["id"] is None and refusal["error"]["code"] == -32600
+    assert "2025-03-26" in refusal["error"]["message"]
+    assert after == {"jsonrpc": "2.0", "id": 3, "result": {}}

@@ -48,7 +48,7 @@ params = st.one_of(
     st.fixed_dictionaries({}, optional={
         "name": st.sampled_from(["echo", "add", "fail", "refuse", "missing"]) | json_values,
         "arguments": arguments,
-        "protocolVersion": st.sampled_from(["2024-11-05", "2025-11-25", "x"]) | json_values,
+        "protocolVersion": st.sampled_from(["2024-11-05", "2025-03-26", "2025-11-25", "x"]) | json_values,
         "requestId": ids,
         "cursor": json_values,
         "_meta": st.one_of(envelope, st.fixed_dictionaries({"progressToken": ids}), json_values),
@@ -61,6 +61,7 @@ messages = st.fixed_dictionaries({}, optional={
 })
 lines = st.one_of(
     messages.map(dumps),
+    st.lists(messages | json_values, max_size=4).map(dumps),  # JSON-RPC batches (served under 2025-03-26)
     json_values.map(dumps),
     st.binary(max_size=40).filter(lambda b: b"\n" not in b),
     st.just(b'{"jsonrpc":"2.0","id":1e400,"method":"ping"}'),

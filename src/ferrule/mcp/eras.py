@@ -34,6 +34,7 @@ __all__ = [
     "SERVER_INFO_KEY",
     "SUPPORTED_REVISIONS",
     "VERSION_KEY",
+    "accepts_batches",
     "check_envelope",
     "has_progress_message",
     "has_structured_content",
@@ -74,15 +75,27 @@ def check_envelope(params: dict[str, Any]) -> str:
     meta = params["_meta"]
     missing = [key for key in (VERSION_KEY, CAPABILITIES_KEY) if key not in meta]
     if missing:
-        raise InvalidParams(f"params._meta is missing the required envelope key(s): {', '.join(missing)}")
+        keys = " and ".join(missing)
+        raise InvalidParams(
+            f"params._meta is missing the required envelope key(s): {', '.join(missing)}",
+            fix=f"add {keys} to params._meta: every 2026-07-28 request carries both envelope keys "
+                "(the capabilities an object, {} when the client offers nothing optional)")
     version = meta[VERSION_KEY]
     if type(version) is not str:
-        raise InvalidParams("the protocol-version envelope value must be a string")
+        raise InvalidParams("the protocol-version envelope value must be a string",
+                            fix=f"send {VERSION_KEY} as a revision string such as {MODERN_REVISIONS[-1]!r}")
     if version not in MODERN_REVISIONS:
         raise UnsupportedProtocolVersion(SUPPORTED_REVISIONS, version)
     if type(meta[CAPABILITIES_KEY]) is not dict:
-        raise InvalidParams("the client-capabilities envelope value must be an object")
+        raise InvalidParams(
+            "the client-capabilities envelope value must be an object",
+            fix=f"send {CAPABILITIES_KEY} as an object ({{}} when the client offers nothing optional)")
     return version
+
+
+def accepts_batches(revision: str) -> bool:
+    """JSON-RPC batches (arrays) are part of 2025-03-26 only: added there, removed in 2025-06-18."""
+    return revision == "2025-03-26"
 
 
 def has_structured_content(revision: str) -> bool:

@@ -60,10 +60,12 @@ class ProtocolError(McpError):
     section = "MCP-CORE §1 (wire), JSON-RPC 2.0 §5.1 (error object)"
     fix = "the message says what the request got wrong"
 
-    def __init__(self, detail: str = "", *, data: Any = None) -> None:
+    def __init__(self, detail: str = "", *, data: Any = None, fix: str | None = None) -> None:
         super().__init__(f"{self.title}: {detail}" if detail else self.title)
         self.detail = detail
         self.data = data
+        if fix is not None:  # the class's fix speaks of its commonest case; a raise site may know better
+            self.fix = fix
 
     def to_error(self) -> dict[str, Any]:
         """The JSON-RPC `error` object: a one-sentence message, and the section and fix in `data`."""

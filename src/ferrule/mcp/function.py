@@ -30,7 +30,7 @@ class FunctionTool:
         self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
     ) -> None:
         summary, param_docs = split_docstring(fn.__doc__)
-        schema, int_params = function_schema(fn, param_docs)
+        schema = function_schema(fn, param_docs)
         self.fn = fn
         self.name = name or fn.__name__
         self._descriptor = {
@@ -38,7 +38,6 @@ class FunctionTool:
             "description": summary if description is None else description,
             "inputSchema": schema,
         }
-        self._int_params = int_params
         self._is_async = inspect.iscoroutinefunction(fn)
         functools.update_wrapper(self, fn)
 
@@ -49,17 +48,16 @@ class FunctionTool:
         return as_output(self.invoke(args))
 
     def direct(self) -> Callable[..., Any] | None:
-        """The function, when `invoke(args)` is exactly `fn(**args)` (sync, no int to coerce); else None."""
-        if self._int_params or self._is_async or type(self).invoke is not FunctionTool.invoke:
+        """The function, when `invoke(args)` is exactly `fn(**args)` (sync); else None."""
+        if self._is_async or type(self).invoke is not FunctionTool.invoke:
             return None
         return self.fn
 
     def invoke(self, args: dict[str, Any]) -> Any:
-        """The function's own return value (the server turns it into a result without a ToolOutput)."""
-        for name in self._int_params:
-            value = args.get(name)
-            if type(value) is float:  # 3.0 is an integer in JSON; the function was promised an int
-                args[name] = int(value)
+        """The function's own return value (the server turns it into a result without a ToolOutput).
+
+        `args` are as the server's argument check left them: an integral float sent for an `int`
+        is already an int there (validate.py)."""
         if self._is_async:
             import asyncio
 

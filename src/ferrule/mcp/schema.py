@@ -4,6 +4,9 @@ Supported annotations: str, int, float, bool, list / list[T], dict / dict[str, T
 `T | None`, Literal[...], Any (or none), and `Annotated[T, "description"]`. A default makes the
 argument optional and is recorded as `default`. Parameter descriptions come from a Google-style
 `Args:` section or `:param name:` lines of the docstring; the rest of the docstring describes the tool.
+
+A union, `Optional[T]` included, is an `anyOf`, never a `type` array (`"type": ["string", "null"]`):
+hosts that read schemas as OpenAPI 3.0 (and clients checking for them) refuse type arrays.
 """
 
 from __future__ import annotations
@@ -65,10 +68,7 @@ def schema_for(annotation: Any) -> dict[str, Any]:
 
 
 def _union(args: tuple[Any, ...]) -> dict[str, Any]:
-    members = [schema_for(a) for a in args]
-    if all(set(m) == {"type"} and isinstance(m["type"], str) for m in members):
-        return {"type": [m["type"] for m in members]}
-    return {"anyOf": members}
+    return {"anyOf": [schema_for(a) for a in args]}
 
 
 def _literal(values: tuple[Any, ...]) -> dict[str, Any]:
@@ -131,16 +131,15 @@ def split_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     return "\n".join(body).strip(), params
 
 
-def function_schema(fn: Callable[..., Any], param_docs: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
-    """(inputSchema, names of the int parameters) for a function; raise SchemaError naming the
-    parameter that cannot be an MCP argument."""
+def function_schema(fn: Callable[..., Any], param_docs: dict[str, str]) -> dict[str, Any]:
+    """The inputSchema of a function; raise SchemaError naming the parameter that cannot be an MCP
+    argument."""
     try:
         hints = typing.get_type_hints(fn, include_extras=True)
     except Exception as exc:
         raise SchemaError(f"cannot resolve the annotations of {fn.__qualname__}: {exc}") from exc
     properties: dict[str, Any] = {}
     required: list[str] = []
-    int_params: list[str] = []
     extra_allowed = False
     for name, param in inspect.signature(fn).parameters.items():
         if param.kind is param.VAR_KEYWORD:
@@ -161,15 +160,13 @@ def function_schema(fn: Callable[..., Any], param_docs: dict[str, str]) -> tuple
             required.append(name)
         elif _is_json(param.default):
             schema["default"] = param.default
-        if _accepts_int_only(annotation):
-            int_params.append(name)
         properties[name] = schema
     result: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         result["required"] = required
     if not extra_allowed:
         result["additionalProperties"] = False
-    return result, int_params
+    return result
 
 
 def _is_json(value: Any) -> bool:
@@ -179,16 +176,4 @@ def _is_json(value: Any) -> bool:
         return all(_is_json(v) for v in value)
     if type(value) is dict:
         return all(type(k) is str and _is_json(v) for k, v in value.items())
-    return False
-
-
-def _accepts_int_only(annotation: Any) -> bool:
-    """An `int` parameter (possibly Optional): JSON's 3.0 arrives as a float and is handed over as 3."""
-    if typing.get_origin(annotation) is typing.Annotated:
-        annotation = typing.get_args(annotation)[0]
-    if annotation is int:
-        return True
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        members = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return members == [int]
     return False

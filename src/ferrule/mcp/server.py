@@ -13,6 +13,12 @@ Answers wait for the batch's single write only behind tools that ran quickly las
 that is new or was slow, the answers queued so far are written first, so a quick `ping` is not held
 up by a long build in the same read.
 
+A JSON-RPC batch (one line holding an array of messages) is served only when `initialize`
+negotiated 2025-03-26, the one revision that has them: its members are handled in order as lines of
+their own and the answers to its requests written as one array line. Every other revision refuses
+an array with one -32600, as JSON-RPC does for anything that is not an object. Arrays are told apart
+only after a frame failed the test of a well-formed request, so single frames pay nothing for them.
+
 Methods and eras are described in `eras.py`; the wire rules in `wire.py`.
 """
 
@@ -30,6 +36,7 @@ from .eras import (
     NEWEST_HANDSHAKE,
     SERVER_INFO_KEY,
     SUPPORTED_REVISIONS,
+    accepts_batches,
     check_envelope,
     has_progress_message,
     has_structured_content,
@@ -214,7 +221,7 @@ class Server:
             item = _decode(line, max_line)
             items.append(item)
             msg = item[0]
-            # Only a valid JSON-RPC 2.0 notification acts; anything else is refused (-32600) and cancels nothing.
+            # Only a valid JSON-RPC 2.0 notification acts; a malformed one is absorbed and cancels nothing.
             if (type(msg) is dict and msg.get("method") == "notifications/cancelled" and msg.get("id") is None
                     and msg.get("jsonrpc") == "2.0"):
                 params = msg.get("params")
@@ -249,6 +256,9 @@ class Server:
                 msg_id = None
                 if isinstance(msg, ProtocolError):
                     raise msg
+                if type(msg) is list and accepts_batches(self.revision):  # off the path of single frames
+                    self._serve_batch(msg, line)
+                    return
                 if type(msg) is dict and type(msg.get("id")) is float:
                     msg = decode_exact(line)  # an integer id beyond 64 bits: read it exactly
                 kind, msg_id, method, params = classify(msg)
@@ -280,11 +290,38 @@ class Server:
             if msg_id is not None:
                 self._pending.append(error_line(msg_id, InternalError(repr(exc)).to_error()))
 
+    def _serve_batch(self, batch: list[Any], line: bytes) -> None:
+        """A JSON-RPC batch (2025-03-26): each member handled as a line of its own, the answers to its
+        requests sent as one array; nothing at all when it held only notifications and responses."""
+        if not batch:
+            raise InvalidRequest("an empty batch", fix="put at least one request or notification in a batch")
+        if any(type(m) is dict and type(m.get("id")) is float for m in batch):
+            batch = decode_exact(line)  # an integer id beyond 64 bits: read them all exactly
+        if self._pending:
+            self._flush()  # answers to earlier lines need not wait for the whole batch
+        answers: list[bytes] = []
+        for member in batch:
+            if self._dead:
+                return
+            self._pending = []  # the member's answer alone (progress it sends is flushed on its own)
+            if type(member) is list:
+                answers.append(error_line(None, InvalidRequest("a batch cannot hold a batch").to_error()))
+            elif type(member) is dict and member.get("method") == "initialize" and type(member.get("id")) in _ID_TYPES:
+                # 2025-03-26 lifecycle: initialize is never part of a batch (it would renegotiate mid-batch)
+                refusal = InvalidRequest("initialize cannot be part of a batch", fix="send initialize alone")
+                answers.append(error_line(member["id"], refusal.to_error()))
+            else:
+                exact = encode(member) if type(member) is dict and type(member.get("id")) is float else b""
+                self._handle(member, exact, 0, None)
+                answers += self._pending
+        self._pending = [b"[" + b",".join(answers) + b"]"] if answers else []
+
     # -- handshake era ----------------------------------------------------------------------------
 
     def _initialize(self, msg_id: Any, params: Any) -> bytes:
         if params is None or type(params.get("protocolVersion")) is not str:
-            raise InvalidParams("initialize needs params.protocolVersion (a string)")
+            raise InvalidParams("initialize needs params.protocolVersion (a string)",
+                                fix="send initialize with params {protocolVersion, capabilities, clientInfo}")
         self.revision = negotiate(params["protocolVersion"])
         result: dict[str, Any] = {
             "protocolVersion": self.revision,
@@ -499,7 +536,8 @@ def _failure_text(name: str, exc: BaseException) -> str:
 def _check_cursor(params: Any) -> None:
     # One page holds every tool; a cursor is accepted and the whole list returned.
     if params is not None and params.get("cursor") is not None and type(params["cursor"]) is not str:
-        raise InvalidParams("tools/list params.cursor must be a string")
+        raise InvalidParams("tools/list params.cursor must be a string",
+                            fix="leave params.cursor out, or send the nextCursor string of an earlier answer")
 
 
 def _decode(line: Any, max_line: int) -> tuple[Any, bytes]:

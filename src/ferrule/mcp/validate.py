@@ -5,6 +5,12 @@ additionalProperties, items, anyOf / oneOf / allOf, minimum / maximum (and the e
 minLength / maxLength, pattern, minItems / maxItems, and local `$ref`s into `$defs` / `definitions`.
 Other keywords are accepted without checking. A failure is a sentence naming the argument (its path
 for nested values), which the server returns as an `isError` result.
+
+JSON has one number type: a client may send 17 as `17.0`, and JSON Schema counts it as an integer.
+Where a value is accepted only as an `integer`, the check hands back `INTEGRAL` instead of None and
+the object or array holding the value replaces it with the int, so a tool is never given `17.0` for
+an integer argument (at any depth, whatever kind of tool it is). A float with a fraction stays a
+failure.
 """
 
 from __future__ import annotations
@@ -13,10 +19,18 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Check", "compile_arguments", "json_type"]
+__all__ = ["INTEGRAL", "Check", "compile_arguments", "json_type"]
 
-# A check returns None when the value fits, else the reason (without the argument's name).
+# A check returns None when the value fits, else the reason (without the argument's name), or
+# INTEGRAL when the value fits as an integer only (an integral float, to be replaced by its int).
 Check = Callable[[Any], "str | None"]
+
+
+class _Integral(str):
+    """The type of INTEGRAL: a str, so that a caller that only tests `is None` still sees a verdict."""
+
+
+INTEGRAL = _Integral("an integral number, taken as an integer")
 
 
 def json_type(value: Any) -> str:
@@ -43,7 +57,7 @@ def _is_string(v: Any) -> bool:
 
 
 def _is_integer(v: Any) -> bool:
-    return type(v) is int or (type(v) is float and v.is_integer())
+    return type(v) is int  # an integral float is told apart by _type_check (INTEGRAL)
 
 
 def _is_number(v: Any) -> bool:
@@ -105,11 +119,14 @@ class _Compiler:
             return checks[0]
 
         def all_of(value: Any) -> str | None:
+            integral = None
             for check in checks:
                 reason = check(value)
                 if reason is not None:
-                    return reason
-            return None
+                    if reason is not INTEGRAL:
+                        return reason
+                    integral = reason  # the other checks still have their say
+            return integral
 
         return all_of
 
@@ -149,7 +166,9 @@ class _Compiler:
                     return f"unexpected argument {name!r}"
                 reason = check(item)
                 if reason is not None:
-                    return _name(name, reason)
+                    if reason is not INTEGRAL:
+                        return _name(name, reason)
+                    value[name] = int(item)  # replaces a value, never adds a key: safe while iterating
             return None
 
         return check_object
@@ -161,27 +180,50 @@ class _Compiler:
             for index, item in enumerate(value):
                 reason = item_check(item)
                 if reason is not None:
-                    return _name(f"[{index}]", reason)
+                    if reason is not INTEGRAL:
+                        return _name(f"[{index}]", reason)
+                    value[index] = int(item)
             return None
 
         return check_items
 
     @staticmethod
     def _alternatives(keyword: str, options: list[Check]) -> Check:
-        def check_alternatives(value: Any) -> str | None:
+        if keyword == "anyOf":
+            def any_of(value: Any) -> str | None:
+                # The first option that fits decides; INTEGRAL only when no option takes the value as it is.
+                integral = None
+                for check in options:
+                    reason = check(value)
+                    if reason is None:
+                        return None
+                    if reason is INTEGRAL:
+                        integral = reason
+                if integral is not None:
+                    return integral
+                return _either([check(value) for check in options])  # only on failure: the reasons again
+
+            return any_of
+
+        def one_of(value: Any) -> str | None:
             reasons = [check(value) for check in options]
-            matched = reasons.count(None)
-            if matched == 1 or (matched > 1 and keyword == "anyOf"):
-                return None
-            if matched > 1:
+            fits = [reason for reason in reasons if reason is None or reason is INTEGRAL]
+            if len(fits) == 1:
+                return fits[0]
+            if fits:
                 return "matches more than one of the allowed shapes"
             return _either(reasons)
 
-        return check_alternatives
+        return one_of
 
 
 def _either(reasons: list[Any]) -> str:
     """One sentence for a value no alternative accepts: 'expected integer or null, got string'."""
+    # One alternative of the value's own type, the others refusing the type: that one's reason says
+    # what is wrong ('xs[1]: expected integer' for list[int] | None), not the list of shapes.
+    fitting = [reason for reason in reasons if not (reason.startswith("expected ") and ", got " in reason)]
+    if len(fitting) == 1:
+        return fitting[0]
     wanted, got = [], set()
     for reason in reasons:
         expected, sep, found = reason.partition(", got ")
@@ -214,10 +256,24 @@ _ANNOTATIONS = {"type", "description", "title", "default", "examples", "deprecat
 
 
 def _plain_kinds(schema: Any) -> tuple[type, ...] | None:
-    """The Python types a schema accepts when it says nothing but its type, else None.
+    """The Python types a schema accepts when it says nothing but its type, else None: a `type`, or
+    an `anyOf` of such schemas (what `Optional[int]` becomes).
 
     Falls through to the full check for what the types miss (3.0 is an integer in JSON)."""
-    if type(schema) is not dict or "type" not in schema or not schema.keys() <= _ANNOTATIONS:
+    if type(schema) is not dict:
+        return None
+    if "anyOf" in schema and "type" not in schema:
+        options = schema["anyOf"]
+        if type(options) is not list or not options or not schema.keys() - {"anyOf"} <= _ANNOTATIONS:
+            return None
+        kinds: list[type] = []
+        for option in options:
+            option_kinds = _plain_kinds(option)
+            if option_kinds is None:
+                return None
+            kinds += option_kinds
+        return tuple(kinds)
+    if "type" not in schema or not schema.keys() <= _ANNOTATIONS:
         return None
     names = [schema["type"]] if type(schema["type"]) is str else schema["type"]
     if type(names) is not list or not all(type(n) is str and n in _KINDS for n in names):
@@ -231,6 +287,17 @@ def _type_check(expected: Any) -> Check:
     if not tests:
         return _accept
     wanted = " or ".join(names)
+    if "integer" in names and "number" not in names:  # 17.0 fits, as the integer 17
+        others = [_TYPE_TESTS[t] for t in names if t in _TYPE_TESTS and t != "integer"]
+
+        def integer(v: Any) -> str | None:
+            if type(v) is int or (others and any(t(v) for t in others)):
+                return None
+            if type(v) is float and v.is_integer():
+                return INTEGRAL
+            return f"expected {wanted}, got {json_type(v)}"
+
+        return integer
     if len(tests) == 1:
         test = tests[0]
         return lambda v: None if test(v) else f"expected {wanted}, got {json_type(v)}"

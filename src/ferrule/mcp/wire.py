@@ -1,12 +1,14 @@
 """The wire codec: one JSON-RPC 2.0 object per line, decoded and encoded with orjson.
 
 Classification follows MCP-CORE section 1: a frame with a present, non-null `id` is a request and is
-answered; without one (absent or null) it is a notification and is never answered. A line that is not
-JSON is a parse error (-32700, id null); JSON that is not a request object is an invalid request
-(-32600). MCP-CORE names -32700 for a frame without `method` too; JSON-RPC 2.0 names -32600 for any
-object that is not a valid request, and that is what is sent, so a client can tell "not JSON" from
-"not a request". An object with `result` or `error` and no `method` is a response from the client
-(we never send requests) and is dropped.
+answered; an object without one (absent or null) is a notification and is never answered, whatever
+else is wrong with it (no `jsonrpc`, no `method`): an answer would need an id the client never gave,
+and a client that sends no id waits for none. A line that is not JSON is a parse error (-32700, id
+null); JSON that is not an object, or an object with an id that is not a valid request, is an invalid
+request (-32600). MCP-CORE names -32700 for a frame without `method` too; JSON-RPC 2.0 names -32600
+for any object that is not a valid request, and that is what is sent, so a client can tell "not
+JSON" from "not a request". An object with `result` or `error` and no `method` is a response from
+the client (we never send requests) and is dropped.
 
 Ids are echoed exactly, never through floats: orjson reads integers beyond 64 bits as floats, so a
 float id makes the line be read again with the standard library, which keeps integers exact.
@@ -88,10 +90,14 @@ def classify(msg: Any) -> tuple[int, Any, str, Any]:
     A float id must be resolved by the caller first (see `decode_exact`).
     """
     if type(msg) is not dict:
-        kind = "an array (batches are not served)" if type(msg) is list else type(msg).__name__
+        kind = type(msg).__name__
+        if type(msg) is list:
+            kind = "an array (batches are served to 2025-03-26 sessions only)"
         raise _invalid(f"a message must be a JSON object, got {kind}", None)
     method = msg.get("method")
     msg_id = msg.get("id")
+    if msg_id is None:  # MCP-CORE §1: absent or null id, a notification; absorbed even when malformed
+        return NOTIFICATION, None, method if type(method) is str else "", msg.get("params")
     readable_id = msg_id if _valid_id(msg_id) else None
     if method is None:
         if "result" in msg or "error" in msg:
@@ -102,12 +108,10 @@ def classify(msg: Any) -> tuple[int, Any, str, Any]:
     if msg.get("jsonrpc") != "2.0":
         raise _invalid('`jsonrpc` must be "2.0"', readable_id)
     params = msg.get("params")
-    if msg_id is None:
-        return NOTIFICATION, None, method, params
     if readable_id is None:
         raise _invalid("`id` must be a string or an integer", None)
     if params is not None and type(params) is not dict:
-        exc = InvalidParams("`params` must be an object")
+        exc = InvalidParams("`params` must be an object", fix="send params as a JSON object, or leave it out")
         exc.id = msg_id  # type: ignore[attr-defined]
         raise exc
     return REQUEST, msg_id, method, params
