@@ -124,7 +124,8 @@ HEADLINE = [
          ("direct client ", relay(DIRECT, "pipelined type ops/s", ""), " ops/s")),
     Line("relay `complete` with unsaved text",
          (Ratio(relay(SERVE, "complete p50 ms"), relay(DIRECT, "complete p50 ms")), " a direct LSP client's p50"),
-         (relay(SERVE, "complete p50 ms"), " p50, ", added(SERVE, "complete"), " added"),
+         (relay(SERVE, "complete p50 ms"), " p50, ", added(SERVE, "complete"), " added (a second direct client "
+          "differs by ", added(CONTROL, "complete"), ")"),
          ("direct client ", relay(DIRECT, "complete p50 ms"), "; multilspy ",
           relay("multilspy", "complete p50 ms"), " (on the saved file, re-asking while the list is incomplete)")),
     Line("`ferrule mcp` `rust_type` call over pipes",
@@ -190,9 +191,10 @@ def render(record: dict[str, Any] | None, name: str = "") -> str:
     if record is None:
         return ("_No recording yet. On a quiet machine run `make bench` (five full runs, recorded in "
                 "`bench/results/`), then `python bench/readme_table.py`._")
-    if record["quick"] or record["runs"] < MIN_RUNS or record.get("failed"):
-        raise ValueError(f"{name}: the README takes a recording of at least {MIN_RUNS} full runs without "
-                         f"failures (this one: {record['runs']} {'quick' if record['quick'] else 'full'})")
+    if record["quick"] or record["runs"] < MIN_RUNS or record.get("failed") or record.get("only"):
+        raise ValueError(f"{name}: the README takes a recording of at least {MIN_RUNS} full runs of every "
+                         f"benchmark without failures (this one: `{record.get('command')}`, "
+                         f"{'failed' if record.get('failed') else 'no failures'})")
     m = record["machine"]
     join = "".join
     lines = [
@@ -208,7 +210,7 @@ def render(record: dict[str, Any] | None, name: str = "") -> str:
         lines.append(f"| {line.path} | {join(figure(record, p) for p in line.ratio)} | "
                      f"{join(figure(record, p) for p in line.ours)} | {join(figure(record, p) for p in line.peer)} |")
     lines += ["", join(figure(record, p) for p in NOTES), "", "Peers, as measured:", ""]
-    lines += [f"- {dist} {p['version']}: {p['how']}" for dist, p in record["peers"].items()]
+    lines += [f"- {recording.peer_line(name, peer)}" for name, peer in record["peers"].items()]
     return "\n".join(lines)
 
 

@@ -41,6 +41,11 @@ PEERS = {
                  "in its own process (bench/peer_lsp.py)",
 }
 IN_PEERS_VENV = {"multilspy"}
+# Baselines written here, so they have no version of their own.
+OURS = {
+    "direct LSP client": "bench/relay_direct_client.py: a blocking Content-Length client on its own warm "
+                         "rust-analyzer, sending the relay's own initialize params: the relay's floor",
+}
 
 _NUMBER = re.compile(r"^\s*([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?)\s*(x|ms|µs|MB|%)?\s*$")
 _PARENS = re.compile(r"\s*\([^()]*\)")
@@ -124,11 +129,13 @@ def fmt_number(value: float, signed: bool = False) -> str:
 
 
 def fmt_range(median: float, low: float, high: float, unit: str = "", signed: bool = False) -> str:
-    """`median` followed by the runs' range: "41x (38–43)"; a single run shows no range."""
+    """`median` followed by the runs' range: "41x (38–43)", "+0.03 ms (-0.01 to +0.05)"; a single run
+    shows no range."""
     text = fmt_number(median, signed) + unit
-    if fmt_number(low, signed) == fmt_number(high, signed):
+    low_text, high_text = fmt_number(low, signed), fmt_number(high, signed)
+    if low_text == high_text:
         return text
-    return f"{text} ({fmt_number(low, signed)}–{fmt_number(high, signed)})"
+    return f"{text} ({low_text} to {high_text})" if signed else f"{text} ({low_text}–{high_text})"
 
 
 def fmt_cell(cell: dict[str, Any]) -> str:
@@ -183,6 +190,8 @@ def peers() -> dict[str, dict[str, str]]:
     found = {}
     for dist, how in PEERS.items():
         found[dist] = {"version": _version(dist, dist in IN_PEERS_VENV), "how": how}
+    for name, how in OURS.items():
+        found[name] = {"version": "", "how": how}
     return found
 
 
@@ -225,6 +234,10 @@ def new_record(command: str, quick: bool) -> dict[str, Any]:
             "load": {"start": load_average(), "end": ""}, "each_run": [], "tables": []}
 
 
+def peer_line(name: str, peer: dict[str, str]) -> str:
+    return f"{name} {peer['version']}: {peer['how']}" if peer["version"] else f"{name}: {peer['how']}"
+
+
 def markdown(record: dict[str, Any]) -> str:
     m = record["machine"]
     out = [f"# ferrule benchmarks, {record['date']}", "",
@@ -236,7 +249,7 @@ def markdown(record: dict[str, Any]) -> str:
            "at the end",
            "- each run: " + "; ".join(f"{r['seconds']:.0f} s, load {r['load_start']} -> {r['load_end']}"
                                       for r in record["each_run"]),
-           "- peers: " + "; ".join(f"{d} {p['version']}: {p['how']}" for d, p in record["peers"].items())]
+           "- peers: " + "; ".join(peer_line(d, p) for d, p in record["peers"].items())]
     for table in record["tables"]:
         out += ["", f"## {table['key']}", "", "| " + " | ".join(table["header"]) + " |",
                 "|" + "|".join(" --- " for _ in table["header"]) + "|"]

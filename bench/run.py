@@ -107,14 +107,15 @@ def main() -> int:
         record["each_run"].append({"seconds": round(time.monotonic() - started, 1), "load_start": load_start,
                                    "load_end": recording.load_average()})
     record["load"]["end"] = recording.load_average()
-    record["runs"] = args.runs
+    record["runs"], record["only"] = args.runs, args.only
     record["failed"] = bool(status)  # a failed part leaves its tables out; the README table will not render
     record["tables"] = recording.aggregate(each)
     if args.runs > 1:
         print(recording.markdown(record))
     if args.record:
         path = recording.write(record)
-        print(f"recorded: {path.relative_to(HERE.parent)} and {path.with_suffix('.md').name}")
+        print(f"recorded: {path.relative_to(HERE.parent)} and {path.with_suffix('.md').name}; "
+              "the README's table from it: python bench/readme_table.py")
     return status
 
 

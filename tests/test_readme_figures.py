@@ -67,9 +67,9 @@ def test_a_figure_is_the_median_run_with_the_range_of_runs(capsys):
 
 
 def test_only_five_full_runs_make_the_readme_table(capsys):
-    with pytest.raises(ValueError, match="at least 5 full runs"):
+    with pytest.raises(ValueError, match="at least 5 full runs of every benchmark"):
         readme_table.render(_recorded(_runs([(80_000.0, 2_000.0)] * 4)), "four")
-    with pytest.raises(ValueError, match="at least 5 full runs"):
+    with pytest.raises(ValueError, match="at least 5 full runs of every benchmark"):
         readme_table.render(_recorded(_runs([(80_000.0, 2_000.0)] * 5), quick=True), "quick")
 
 
