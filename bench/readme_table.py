@@ -201,7 +201,8 @@ def render(record: dict[str, Any] | None, name: str = "") -> str:
         f"Recorded {record['date'][:10]} by `{record['command']}` ({record['runs']} full runs; every table in "
         f"`bench/results/{name}.md`) on {m['cores']} cores ({m['cpu']}), Python {m['python']}, "
         f"{m['rust_analyzer']}; load average {record['load']['start'].split()[0]} at the start, "
-        f"{record['load']['end'].split()[0]} at the end. Each figure: the median run (lowest–highest run).",
+        f"{record['load']['end'].split()[0]} at the end; a run took {_minutes(record)} minutes. Each figure: "
+        "the median run (lowest–highest run).",
         "",
         "| hot path | ferrule against its peer | ferrule | peer |",
         "| --- | --- | --- | --- |",
@@ -212,6 +213,11 @@ def render(record: dict[str, Any] | None, name: str = "") -> str:
     lines += ["", join(figure(record, p) for p in NOTES), "", "Peers, as measured:", ""]
     lines += [f"- {recording.peer_line(name, peer)}" for name, peer in record["peers"].items()]
     return "\n".join(lines)
+
+
+def _minutes(record: dict[str, Any]) -> str:
+    minutes = [r["seconds"] / 60 for r in record["each_run"]]
+    return recording.fmt_range(statistics.median(minutes), min(minutes), max(minutes))
 
 
 def latest_block() -> str:
