@@ -41,8 +41,12 @@ $(PEERS_STAMP):
 
 peers: $(PEERS_STAMP)
 
+# The README's figures: BENCH_RUNS full runs, each table's cells recorded as median and range in
+# bench/results/ (then `python bench/readme_table.py` rewrites the README's table). Best on a quiet machine.
+BENCH_RUNS ?= 5
+
 bench: build peers
-	source scripts/rust-env.sh && $(BIN)/python bench/run.py
+	source scripts/rust-env.sh && $(BIN)/python bench/run.py --runs $(BENCH_RUNS) --record
 
 bench-quick: build peers
 	source scripts/rust-env.sh && $(BIN)/python bench/run.py --quick
@@ -52,6 +56,7 @@ wheel: $(STAMP)
 	rm -rf dist wheelhouse
 	$(BIN)/python -m build --outdir dist .
 	PATH=$(BIN):$$PATH $(BIN)/auditwheel repair --wheel-dir wheelhouse dist/*.whl
+	$(BIN)/twine check --strict dist/*.tar.gz wheelhouse/*.whl
 
 # The suite against the installed wheel, in a fresh venv outside the source tree, extensions required.
 test-wheel: wheel

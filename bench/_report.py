@@ -1,12 +1,21 @@
-"""One way to print a benchmark table, shared by every bench script."""
+"""One way to print a benchmark table, shared by every bench script.
+
+Every printed table is also kept in `TABLES`, as given (numbers unformatted), so that bench/run.py can
+record the run's tables without any script returning them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+TABLES: list[dict[str, Any]] = []
 
 
 def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]], notes: str = "") -> None:
-    cells = [[str(c) for c in header]] + [[_fmt(c) for c in row] for row in rows]
+    TABLES.append({"title": title, "header": [str(c) for c in header], "rows": [list(r) for r in rows],
+                   "notes": notes})
+    cells = [[str(c) for c in header]] + [[fmt(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     print(f"\n## {title}")
     for i, row in enumerate(cells):
@@ -17,7 +26,7 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[objec
         print(notes)
 
 
-def _fmt(value: object) -> str:
+def fmt(value: object) -> str:
     if isinstance(value, float):
         if value >= 100:
             return f"{value:,.0f}"

@@ -4,6 +4,9 @@ Micro-benchmarks are pytest-benchmark files (bench/test_*.py): each test names i
 path) and sets `extra_info["impl"]` and, for the reference row, `extra_info["baseline"] = True`. The
 table for a group divides every row's median by the baseline's. Whole-process benchmarks (servers,
 the analyzer relay) are scripts bench/bench_*.py with `main(quick: bool)` that print their own tables.
+
+`--runs N` repeats the whole set; `--record` writes every table's numeric cells over the runs, as median
+and range, to bench/results/ (bench/recording.py), where bench/readme_table.py reads the README's table.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import _report  # noqa: E402
+import recording  # noqa: E402
 from _report import print_table  # noqa: E402
 
 
@@ -82,11 +88,35 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short runs, for CI: the ratios, not the precision")
     parser.add_argument("--only", help="run only the benchmarks whose file name contains this")
+    parser.add_argument("--runs", type=int, default=1, help="repeat the whole set this many times")
+    parser.add_argument("--record", action="store_true",
+                        help="write the tables, median and range over the runs, to bench/results/")
     args = parser.parse_args()
     os.environ.setdefault("PYTHONHASHSEED", "0")
-    print(f"# ferrule benchmarks ({'quick' if args.quick else 'full'}), Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cores")
-    return run_micro(args.quick, args.only) | run_scripts(args.quick, args.only)
+    command = "python bench/run.py " + " ".join(sys.argv[1:])
+    record = recording.new_record(command, args.quick)
+    status = 0
+    each: list[list[dict]] = []
+    for number in range(args.runs):
+        load_start, started = recording.load_average(), time.monotonic()
+        print(f"# ferrule benchmarks ({'quick' if args.quick else 'full'}, run {number + 1} of {args.runs}), "
+              f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {load_start}", flush=True)
+        first = len(_report.TABLES)
+        status |= run_micro(args.quick, args.only) | run_scripts(args.quick, args.only)
+        each.append(_report.TABLES[first:])
+        record["each_run"].append({"seconds": round(time.monotonic() - started, 1), "load_start": load_start,
+                                   "load_end": recording.load_average()})
+    record["load"]["end"] = recording.load_average()
+    record["runs"], record["only"] = args.runs, args.only
+    record["failed"] = bool(status)  # a failed part leaves its tables out; the README table will not render
+    record["tables"] = recording.aggregate(each)
+    if args.runs > 1:
+        print(recording.markdown(record))
+    if args.record:
+        path = recording.write(record)
+        print(f"recorded: {path.relative_to(HERE.parent)} and {path.with_suffix('.md').name}; "
+              "the README's table from it: python bench/readme_table.py")
+    return status
 
 
 if __name__ == "__main__":
