@@ -13,8 +13,8 @@ import pytest
 from relay_helpers import by_id, frame, run_loop
 from relay_stub import factory
 
-from ferrule.relay import OPS
-from ferrule.relay.errors import OpTimeout, WorkspaceUnloadable
+from ferrule.project import OpTimeout, WorkspaceUnloadable
+from ferrule.relay import OP_NAMES
 
 POS = {"line": 1, "character": 0}
 
@@ -83,7 +83,7 @@ def test_unknown_op_lists_the_known_ops(root):
     make = factory()
     _, (answer,) = run_loop(root, frame(4, "hover", {}), make)
     assert answer["id"] == 4 and answer["error"]["kind"] == "protocol"
-    for op in OPS:
+    for op in OP_NAMES:
         assert op in answer["error"]["message"] and op in answer["error"]["recipe"]
     assert "hover" in answer["error"]["message"]
     assert [c[0] for c in make.made.calls] == ["init", "shutdown"]  # never reached the Session

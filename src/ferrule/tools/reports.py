@@ -1,6 +1,6 @@
 """Relay results as the text an agent reads.
 
-One function per operation, each taking the relay's result object (TCG-PROTOCOL-RUST section 2) and
+One function per operation, each taking the relay's result object (docs/PROTOCOL.md section 3) and
 the request that produced it. The text leads with the answer in one line, then the detail, one item a
 line, with positions as `line:character` in the request's own convention. The structured result goes
 to the agent unchanged beside it; this is the readable view, so it never drops a fact the agent needs
