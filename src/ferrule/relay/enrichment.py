@@ -5,11 +5,9 @@ enrichment fields, test-code questions for `complete`, and the branded newtypes 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from ferrule.conform import ConfigError, Policy, branded_newtypes, in_test_code
+from ferrule.conform import Branded, ConfigError, Enrichment, Policy, branded_newtypes, in_test_code
 from ferrule.project import WorkspaceUnloadable
-from ferrule.relay.results import Enrichment
 
 
 class ProjectPolicy:
@@ -28,9 +26,7 @@ class ProjectPolicy:
         cached = self._enriched.get(rel)
         if cached is not None and cached[0] == text:
             return cached[1]
-        found = self._policy.enrich(rel, text)
-        enriched: Enrichment = {"facts": found["facts"], "conform_findings": found["conform_findings"],
-                                "advice": found["advice"]}
+        enriched = self._policy.enrich(rel, text)
         self._enriched[rel] = (text, enriched)
         return enriched
 
@@ -43,7 +39,7 @@ class ProjectPolicy:
         return in_test_code(text, line, column)
 
     @staticmethod
-    def branded(text: str) -> list[dict[str, Any]]:
+    def branded(text: str) -> list[Branded]:
         return branded_newtypes(text)
 
 

@@ -171,7 +171,7 @@ class ShutdownParams(OpParams):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UpdateParams(FileParams):
-    content: str | None = param(_string_or_null, "string | null", "the overlay's text; null drops the overlay",
+    content: str | None = param(_string_or_null, "string or null", "the overlay's text; null drops the overlay",
                                 required=True, keeps_null=True)
 
 

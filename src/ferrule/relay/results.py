@@ -6,7 +6,9 @@ loading or indexing while it answered, so the answer may be partial.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
+
+from ferrule.conform import Fact, FindingRecord
 
 
 class Indexing(TypedDict, total=False):
@@ -32,25 +34,13 @@ class Diagnostic(TypedDict):
     character: int  # 0-based, UTF-8 bytes
 
 
-class Finding(TypedDict):
-    rule: str
-    message: str
-    line: int
-    baselined: bool
-
-
-class Enrichment(TypedDict):
-    """The policy layer's part of a validate answer (docs/PROTOCOL.md section 5)."""
-
-    facts: list[dict[str, Any]]  # the fact records of ferrule.conform.facts (kind, line, ...)
-    conform_findings: list[Finding]
-    advice: list[str]
-
-
-class ValidateResult(Enrichment, Indexing):
+class ValidateResult(Indexing):
     diagnostics: list[Diagnostic]
+    facts: list[Fact]  # the records of ferrule.conform.facts
     markers: list[object]  # reserved: always empty
-    degraded: bool
+    conform_findings: list[FindingRecord]
+    advice: list[str]
+    degraded: bool  # the diagnostics came from the push channel
 
 
 class Symbol(TypedDict):
@@ -103,9 +93,7 @@ __all__ = [
     "Branded",
     "CompleteResult",
     "Diagnostic",
-    "Enrichment",
     "Entry",
-    "Finding",
     "Indexing",
     "InitResult",
     "OpResult",

@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ferrule.conform import Enrichment
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, RequestTimeout
 from ferrule.relay import mapping
 from ferrule.relay.ops.context import Budget, OpContext
 from ferrule.relay.params import ValidateParams
-from ferrule.relay.results import Diagnostic, Enrichment, ValidateResult
+from ferrule.relay.results import Diagnostic, ValidateResult
 
 PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may keep coming
 
