@@ -22,9 +22,11 @@ class StubSession:
         self.failures: dict[tuple[str, str | None], BaseException] = dict(failures or {})
         self.events: list[tuple[str, str, str | None, Any]] = []  # (start|end, op, file, content)
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.typed: list[OpParams] = []  # what each op got, as it got it
 
     async def run(self, op: str, typed: OpParams) -> dict[str, Any]:
         params = typed.to_json()
+        self.typed.append(typed)
         file = params.get("file")
         self.calls.append((op, dict(params)))
         self.events.append(("start", op, file, params.get("content")))

@@ -229,6 +229,17 @@ def test_ops_on_one_file_run_in_arrival_order(root):
     assert set(ids) == {1, 2, 3, 4, 5}
 
 
+def test_an_op_that_waited_checks_its_path_again_and_one_that_did_not_keeps_the_arrival_check(root):
+    make = factory(delays={("update", "src/lib.rs"): 0.2})
+    data = (frame(1, "update", {"file": "src/lib.rs", "content": "A"})
+            + frame(2, "type", {"file": "src/lib.rs", "position": POS}))
+    run_loop(root, data, make)
+    checked = {params.to_json().get("content", "type"): params.checked for params in make.made.typed
+               if getattr(params, "file", None) == "src/lib.rs"}
+    assert checked["A"] is not None and checked["A"].rel == "src/lib.rs"
+    assert checked["type"] is None, "the type op waited 0.2 s behind the update: its file is checked at use"
+
+
 def test_reads_of_one_file_overlap_and_a_change_waits_for_all_of_them(root):
     make = factory(delays={("type", "src/lib.rs"): 0.2, ("complete", "src/lib.rs"): 0.1})
     lib = {"file": "src/lib.rs", "position": POS}

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from ferrule.project import BadRequest, ProjectRoot
+from ferrule.project import BadRequest, ProjectFile, ProjectRoot
 
 # LSP carries positions and counts as `uinteger`: at most 2**31 - 1. The 1-based `line` may therefore
 # reach 2**31. Larger values are refused here, named, rather than failing inside the inner hop.
@@ -154,9 +154,13 @@ class OpParams:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FileParams(OpParams):
-    """An op on one file; `file` is its canonical root-relative name once checked."""
+    """An op on one file; `file` is its canonical root-relative name once checked against the sandbox.
+
+    `checked` is that check (not a param): the op uses it when it starts right away, and checks the
+    path on disk again when it had to wait (see serve)."""
 
     file: str = _file_param()
+    checked: ProjectFile | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -209,7 +213,7 @@ def fields_of(cls: type[OpParams]) -> tuple[tuple[str, Param], ...]:
     """(name, Param) of a params class: the op's own first, in declaration order, the budget last."""
     known = _FIELDS.get(cls)
     if known is None:
-        declared = [(f.name, f.metadata["param"]) for f in dataclasses.fields(cls)]
+        declared = [(f.name, f.metadata["param"]) for f in dataclasses.fields(cls) if "param" in f.metadata]
         known = _FIELDS[cls] = (*[d for d in declared if d[0] != "timeout_ms"],
                                 *[d for d in declared if d[0] == "timeout_ms"])
     return known
@@ -217,7 +221,7 @@ def fields_of(cls: type[OpParams]) -> tuple[tuple[str, Param], ...]:
 
 def parse_params(op: str, cls: type[P], params: object, root: ProjectRoot | None) -> P:
     """The typed request of `op`; BadRequest naming every fault. With `root`, `file` is checked against
-    the sandbox and canonicalised (a path that leaves the root is refused here)."""
+    the sandbox on disk and canonicalised (a path that leaves the root is refused here)."""
     if params is None:
         params = {}
     if not isinstance(params, Mapping):
@@ -240,7 +244,8 @@ def parse_params(op: str, cls: type[P], params: object, root: ProjectRoot | None
     if problems:
         raise BadRequest(f"{op}: bad params: " + "; ".join(problems), PARAMS_RECIPE)
     if root is not None and "file" in checked:
-        checked["file"] = root.file(checked["file"]).rel
+        file = root.file(checked["file"])
+        checked["file"], checked["checked"] = file.rel, file
     return cls(**checked)
 
 

@@ -38,7 +38,7 @@ from ferrule.relay.envelope import (
     encode_result,
     parse_request,
 )
-from ferrule.relay.params import InitParams, OpParams, ShutdownParams
+from ferrule.relay.params import FileParams, InitParams, OpParams, ShutdownParams
 from ferrule.relay.results import OpResult
 
 MAX_FRAME = 64 * 1024 * 1024
@@ -156,6 +156,9 @@ class Relay:
         params = request.params
         waiting = [t for t in after if not t.done()]
         if waiting:
+            # the sandbox check made at arrival is stale once the op has waited: check again at use
+            if isinstance(params, FileParams):
+                params = dataclasses.replace(params, checked=None)
             _, still = await asyncio.wait(waiting, timeout=None if deadline is None else deadline - loop.time())
             if still:
                 assert budget_ms is not None  # only a caller's budget sets a deadline

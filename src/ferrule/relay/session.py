@@ -8,6 +8,7 @@ files may run concurrently; the caller serialises ops on one file.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 
@@ -19,7 +20,7 @@ from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
 from ferrule.relay.ops import OP_NAMES, OPS, OpContext
 from ferrule.relay.ops.context import Budget
-from ferrule.relay.params import OpParams, parse_params
+from ferrule.relay.params import FileParams, OpParams, parse_params
 from ferrule.relay.results import OpResult
 
 
@@ -61,6 +62,8 @@ class Session:
                 if client is None or not client.alive:
                     client = await analyzer.running(OPS["init"].budget_ms / 1000, before_spawn=self.policy.load,
                                                     reopen=self.documents.reopen_all)
+                    if isinstance(params, FileParams):  # a start takes seconds: check the path again at use
+                        params = dataclasses.replace(params, checked=None)
                 budget.began_busy = client.busy
             result = await spec.handler(OpContext(budget, self.root, analyzer, self.documents, self.policy), params)
         except ServerExited as exited:

@@ -41,7 +41,7 @@ async def _completion_items(ctx: OpContext, file: ProjectFile, position: dict[st
 
 
 async def complete(ctx: OpContext, params: CompleteParams) -> CompleteResult:
-    file, content = ctx.file(params.file), params.content
+    file, content = ctx.file(params), params.content
     prefix = params.prefix or ""
     limit = COMPLETE_MAX_DEFAULT if params.max is None else params.max
     documents = ctx.documents
@@ -91,7 +91,7 @@ async def _panics_on_option_or_result(ctx: OpContext, items: list[dict[str, Any]
 
 
 async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
-    file = ctx.file(params.file)
+    file = ctx.file(params)
     documents = ctx.documents
     text = documents.text(file, None)
     shown_text: str | None

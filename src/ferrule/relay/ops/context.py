@@ -20,7 +20,7 @@ from ferrule.project import ProjectFile, ProjectRoot
 from ferrule.relay.analyzer import AnalyzerProcess
 from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
-from ferrule.relay.params import Position
+from ferrule.relay.params import FileParams, Position
 from ferrule.relay.results import Indexing
 
 CONTENT_MODIFIED_RETRIES = 5
@@ -64,9 +64,10 @@ class OpContext:
         assert client is not None, "ops other than init and shutdown run on a started analyzer"
         return client
 
-    def file(self, rel: str) -> ProjectFile:
-        """The request's file, checked against the sandbox now, at the time of use."""
-        return self.root.file(rel)
+    def file(self, params: FileParams) -> ProjectFile:
+        """The request's file as checked against the sandbox when the op was accepted, or checked now
+        when that check is not at hand (the op waited behind others, or came unchecked)."""
+        return params.checked if params.checked is not None else self.root.file(params.file)
 
     async def request(self, method: str, params: dict[str, Any],
                       meanwhile: Callable[[], object] | None = None) -> Any:

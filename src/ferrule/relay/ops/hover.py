@@ -9,7 +9,7 @@ from ferrule.relay.results import TypeResult
 
 
 async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
-    file, content = ctx.file(params.file), params.content
+    file, content = ctx.file(params), params.content
     ctx.documents.require(file, content)
     position = ctx.lsp_position(file, params.position, content)
     with ctx.documents.showing(ctx.client, file, content) as shown:

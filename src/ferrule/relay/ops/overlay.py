@@ -8,4 +8,4 @@ from ferrule.relay.results import UpdateResult
 
 
 async def update(ctx: OpContext, params: UpdateParams) -> UpdateResult:
-    return {"version": ctx.documents.update(ctx.client, ctx.file(params.file), params.content)}
+    return {"version": ctx.documents.update(ctx.client, ctx.file(params), params.content)}

@@ -17,7 +17,7 @@ PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may 
 
 
 async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
-    file, content = ctx.file(params.file), params.content
+    file, content = ctx.file(params), params.content
     documents, client = ctx.documents, ctx.client
     text = documents.text(file, content)
     uri = documents.uri(file.rel)
