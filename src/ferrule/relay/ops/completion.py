@@ -20,10 +20,14 @@ from ferrule.relay.params import COMPLETE_MAX_DEFAULT, CompleteParams, Position,
 from ferrule.relay.results import Branded, CompleteResult, Entry, ScopeResult, Symbol
 
 PROBE_NAME = "__ferrule_scope_probe__"
-# The probe's body line is empty but for its indentation: the neutral position is its end.
-_PROBE_INDENT = "    "
-_SCOPE_PROBE = f"\nfn {PROBE_NAME}() {{\n{_PROBE_INDENT}\n}}\n"
-_PROBE_LINES_AFTER_BODY = _SCOPE_PROBE.count("\n", _SCOPE_PROBE.index(_PROBE_INDENT + "\n"))
+
+
+def with_probe(text: str) -> tuple[str, Position]:
+    """`text` with an empty probe function appended, and the neutral top-level position inside it
+    (the end of its indented, otherwise empty body line)."""
+    head = (text if text.endswith("\n") or not text else text + "\n") + f"\nfn {PROBE_NAME}() {{\n"
+    body = "    "
+    return head + body + "\n}\n", Position(head.count("\n") + 1, len(body))
 
 
 async def _completion_items(ctx: OpContext, file: ProjectFile, position: dict[str, int], shown: Shown,
@@ -99,10 +103,8 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
         position = ctx.lsp_position(file, params.position, None, LineIndex(text))
         shown_text = None
     else:  # a neutral top-level position: inside a probe function appended for this op only
-        shown_text = (text if text.endswith("\n") or not text else text + "\n") + _SCOPE_PROBE
-        probe = LineIndex(shown_text)
-        neutral = Position(probe.line_count - _PROBE_LINES_AFTER_BODY, len(_PROBE_INDENT))
-        position = {"line": neutral.line - 1, "character": neutral.character}
+        shown_text, neutral = with_probe(text)
+        position = {"line": neutral.line - 1, "character": neutral.character}  # ASCII: any encoding
     with documents.showing(ctx.client, file, shown_text) as shown:
         items = await _completion_items(ctx, file, position, shown)
     kinds = mapping.COMPLETION_KIND
