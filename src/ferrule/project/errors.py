@@ -66,9 +66,10 @@ class BadRequest(FerruleError):
     default_recipe = "frames are ORACLE_PROTOCOL 1: {proto, id, op, params}, one JSON object per line"
 
     @classmethod
-    def unknown_op(cls, op: object, known: Iterable[str]) -> BadRequest:
+    def unknown_op(cls, said: str, known: Iterable[str]) -> BadRequest:
+        """`said` names what the request had instead of a known op (`unknown op "hover"`, no `op`)."""
         ops = ", ".join(known)
-        return cls(f"unknown op {op!r}", f"known ops: {ops}")
+        return cls(f"{said}; known ops: {ops}", f"known ops: {ops}")
 
 
 class OpTimeout(FerruleError):

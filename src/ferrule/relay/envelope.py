@@ -108,9 +108,8 @@ def parse_request(line: bytes | str, root: ProjectRoot | None = None) -> Request
     op = frame.get("op")
     spec = OPS.get(op) if isinstance(op, str) else None
     if spec is None:
-        known = ", ".join(OP_NAMES)
         said = "no `op`" if "op" not in frame else f"unknown op {shown(op)}"
-        raise FrameRejected(request_id, BadRequest(f"{said}; known ops: {known}", f"known ops: {known}"))
+        raise FrameRejected(request_id, BadRequest.unknown_op(said, OP_NAMES))
     try:
         params = parse_params(spec.name, spec.params, frame.get("params"), root)
     except BadRequest as error:

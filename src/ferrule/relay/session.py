@@ -20,7 +20,7 @@ from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
 from ferrule.relay.ops import OP_NAMES, OPS, OpContext
 from ferrule.relay.ops.context import Budget
-from ferrule.relay.params import FileParams, OpParams, parse_params
+from ferrule.relay.params import FileParams, OpParams, parse_params, shown
 from ferrule.relay.results import OpResult
 
 
@@ -49,7 +49,7 @@ class Session:
         """Check `params` (a JSON object) against the op table, then run the op."""
         spec = OPS.get(op)
         if spec is None:
-            raise BadRequest.unknown_op(op, OP_NAMES)
+            raise BadRequest.unknown_op(f"unknown op {shown(op)}", OP_NAMES)
         return await self.run(op, parse_params(op, spec.params, params, self.root))
 
     async def run(self, op: str, params: OpParams) -> OpResult:
