@@ -20,7 +20,7 @@ from ferrule.conform.policy import Policy
 from ferrule.mcp import ToolOutput
 from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnloadable
 from ferrule.tools.descriptors import RUST_CHECK
-from ferrule.tools.relay_tools import error_output
+from ferrule.tools.reports import error_output
 
 _BASELINE_HINT = "run `ferrule check --update-baseline` in the project to drop them from the baseline"
 

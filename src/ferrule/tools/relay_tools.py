@@ -15,6 +15,7 @@ from typing import Any
 from ferrule.mcp import ToolOutput, progress
 from ferrule.tools import descriptors, reports
 from ferrule.tools.relay_link import SharedRelay
+from ferrule.tools.reports import error_output
 
 ParamsBuilder = Callable[[Mapping[str, Any]], dict[str, Any]]
 
@@ -55,14 +56,6 @@ def _scope_params(args: Mapping[str, Any]) -> dict[str, Any]:
 
 def _update_params(args: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": args["file"], "content": args["content"]}
-
-
-def error_output(error: Mapping[str, Any], *, tool: str, retried: bool = False) -> ToolOutput:
-    """An `isError` result: the readable report and `{"error": {kind, message, recipe}}`."""
-    structured: dict[str, Any] = {"error": dict(error)}
-    if retried:
-        structured["retried"] = True
-    return ToolOutput(reports.render_error(error, tool=tool, retried=retried), is_error=True, structured=structured)
 
 
 def argument_error(tool: str, schema: dict[str, Any], message: str) -> ToolOutput:
@@ -121,4 +114,4 @@ def relay_tools(relay: SharedRelay) -> list[RelayTool]:
     return [RelayTool(descriptor, op, relay, build, renderer) for descriptor, op, build, renderer in _OPS]
 
 
-__all__ = ["RelayTool", "argument_error", "error_output", "relay_tools"]
+__all__ = ["RelayTool", "argument_error", "relay_tools"]
