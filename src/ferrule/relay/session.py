@@ -53,6 +53,7 @@ class Session:
         return await self.run(op, parse_params(op, spec.params, params, self.root))
 
     async def run(self, op: str, params: OpParams) -> OpResult:
+        """Run `op` with params checked already (by `call`, or by the envelope in `serve`)."""
         spec = OPS[op]
         budget = Budget(op, spec.budget_ms if params.timeout_ms is None else params.timeout_ms)
         analyzer = self.analyzer
