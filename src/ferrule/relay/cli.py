@@ -39,10 +39,6 @@ _EXIT_CODES = f"""exit codes:
 _POSITION_HELP = "LINE and COL are 1-based, COL counted in characters, as rustc and editors show them."
 
 
-# The one-shot commands: the ops a person asks about one file.
-ONE_SHOT = ("validate", "type", "complete", "scope")
-
-
 def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     if name == "serve":
@@ -272,4 +268,4 @@ def run_one_shot(name: str, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-__all__ = ["ONE_SHOT", "configure", "find_root", "run_one_shot", "run_serve", "utf8_character"]
+__all__ = ["configure", "find_root", "run_one_shot", "run_serve", "utf8_character"]
