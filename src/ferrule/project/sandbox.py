@@ -1,8 +1,8 @@
 """The project root and its path sandbox: every file a request names stays inside the root.
 
 An absolute path, a `..` component, a backslash, or a symlink whose target leaves the root is refused
-with a `protocol` error before anything is read. Every check looks at the disk: a link swapped in
-between two requests is refused by the next one.
+with a `protocol` error before anything is read. Nothing is trusted from an earlier look: a link
+swapped in between two requests is refused by the next one.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ _RECIPE = "name files relative to the project root with forward slashes, e.g. `s
 # Longer paths and names cannot exist; refusing them keeps the OS's ENAMETOOLONG out of every op.
 _PATH_MAX = 4096
 _NAME_MAX = 255
-_CLEAN_CAP = 4096  # distinct clean paths remembered at once
 
 
 class ProjectFile:
@@ -57,47 +56,24 @@ class ProjectRoot:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.path = Path(os.path.realpath(os.fspath(root)))
         self._prefix = str(self.path).rstrip(os.sep) + os.sep
-        # rel -> (file, st_dev, st_ino) of each regular file reached without a symlink: the identity a
-        # later check confirms with one lstat instead of one per component
-        self._clean: dict[str, tuple[ProjectFile, int, int]] = {}
 
     def file(self, rel: object) -> ProjectFile:
-        """Check `rel` on disk, now, and return the file it names; raise BadRequest when it is unsafe.
-
-        A path that checked clean before is confirmed by one lstat of the whole path: it must still end
-        in a regular file (not a link) that is the very file checked then (same device and inode).
-        Whatever a component became since, a path that passes reaches that file and nothing else; any
-        other answer gets the full check below."""
-        if type(rel) is str:
-            known = self._clean.get(rel)
-            if known is not None:
-                try:
-                    seen = os.lstat(known[0].real)
-                except OSError:
-                    seen = None
-                if seen is not None and stat.S_ISREG(seen.st_mode) and (seen.st_dev, seen.st_ino) == known[1:]:
-                    return known[0]
+        """Check `rel` on disk, now, and return the file it names; raise BadRequest when it is unsafe."""
         parts = _relative_parts(rel)
         # The root is canonical already: only the components below it can be symlinks, so lstat
-        # those and hand the whole path to realpath only when one of them is a link.
+        # those (cheap) and hand the whole path to realpath only when one of them is a link.
         current = self._prefix
-        found: os.stat_result | None = None
+        mode = 0
         for depth, part in enumerate(parts):
             candidate = current + part
             try:
-                found = os.lstat(candidate)
+                mode = os.lstat(candidate).st_mode
             except OSError:  # absent from here on: nothing below can be a link
                 return self._checked(rel, self._prefix + os.sep.join(parts), False)
-            if stat.S_ISLNK(found.st_mode):
+            if stat.S_ISLNK(mode):
                 return self._checked(rel, os.path.realpath(os.path.join(candidate, *parts[depth + 1:])), None)
             current = candidate + os.sep
-        assert found is not None  # _relative_parts returns at least one part
-        file = self._checked(rel, self._prefix + os.sep.join(parts), stat.S_ISREG(found.st_mode))
-        if file.regular and type(rel) is str:
-            if len(self._clean) >= _CLEAN_CAP:
-                self._clean.clear()
-            self._clean[rel] = (file, found.st_dev, found.st_ino)
-        return file
+        return self._checked(rel, self._prefix + os.sep.join(parts), stat.S_ISREG(mode))
 
     def _checked(self, rel: object, real: str, regular: bool | None) -> ProjectFile:
         if not real.startswith(self._prefix):
