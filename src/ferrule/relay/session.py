@@ -52,7 +52,7 @@ INITIALIZE_TIMEOUT_S = 60.0
 CONTENT_MODIFIED_RETRIES = 5
 LSP_INT_MAX = 2**31 - 1  # LSP positions are uinteger: 0 to 2**31 - 1
 COMPLETE_MAX_DEFAULT = 50
-PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may keep coming
+PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's pushes may keep coming once it is analysed
 LOADING_RETRY_S = 0.05  # while the workspace loads, how often a "file not found" request is retried
 # rust-analyzer can report quiescence for a moment between two phases of a workspace load (the gap
 # seen here is tens of ms): ready means quiescent, no progress running, and nothing new for this long
@@ -523,7 +523,7 @@ class Session:
                 raw = (report or {}).get("items") or []
             else:
                 meanwhile()
-                raw = await self._pushed_diagnostics(client, uri, self._versions[file.rel], op)
+                raw = await self._pushed_diagnostics(client, uri, self._versions[file.rel], text.count("\n"), op)
         finally:
             if transient is not None:
                 transient.restore()
@@ -559,18 +559,27 @@ class Session:
         self._enriched[rel] = (text, enriched)
         return enriched
 
-    async def _pushed_diagnostics(self, client: LspClient, uri: str, version: int, op: _Op) -> list[dict[str, Any]]:
-        """The push for `version`, then any later push within a settle window: rust-analyzer publishes
-        a version's syntax errors first and its semantic diagnostics after them."""
-        raw = await client.wait_diagnostics(uri, version, op.remaining())
+    async def _pushed_diagnostics(self, client: LspClient, uri: str, version: int, lines: int,
+                                  op: _Op) -> list[dict[str, Any]]:
+        """The last push for `version`. rust-analyzer publishes a version's syntax errors first and its
+        semantic diagnostics once it has type-checked the file (seconds when cold); nothing marks a push
+        as the last. Inlay hints over the whole file need that same type-checking, so their answer is
+        the event after which only a push already on its way is left to wait for."""
+        await client.wait_diagnostics(uri, version, op.remaining())
+        if client.capabilities.get("inlayHintProvider"):
+            await self._request(op, "textDocument/inlayHint", {
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}},
+            })
         while True:
             settle = min(PUSH_SETTLE_S, op.deadline - time.monotonic())
             if settle <= 0:
-                return raw
+                break
             try:
-                raw = await client.wait_diagnostics(uri, version, settle, fresh=True)
+                await client.wait_diagnostics(uri, version, settle, fresh=True)
             except RequestTimeout:
-                return raw
+                break
+        return client.diagnostics[uri][1]
 
     async def _completion(self, op: _Op, file: ProjectFile, position: dict[str, int],
                           transient: _Transient | None, meanwhile: Callable[[], object] | None = None,
