@@ -60,7 +60,8 @@ QUIESCENCE_SETTLE_S = 0.25
 
 # The configuration answered to the analyzer (initializationOptions and workspace/configuration).
 # checkOnSave off: cargo-check results describe the disk, never an overlay. No flyimport, postfix or
-# snippet entries: completions are what is in scope. No memory layout in hovers: documentation is docs.
+# snippet entries: completions are what is in scope. No memory layout nor drop glue in hovers:
+# documentation is docs.
 ANALYZER_CONFIG: dict[str, Any] = {
     "checkOnSave": False,
     "check": {"workspace": False},
@@ -73,7 +74,7 @@ ANALYZER_CONFIG: dict[str, Any] = {
         "callable": {"snippets": "none"},
         "snippets": {"custom": {}},
     },
-    "hover": {"memoryLayout": {"enable": False}, "actions": {"enable": False}},
+    "hover": {"memoryLayout": {"enable": False}, "dropGlue": {"enable": False}, "actions": {"enable": False}},
     "lens": {"enable": False},
     "inlayHints": {"enable": False},
 }
