@@ -6,6 +6,9 @@
 # let the set-up finish.
 # shellcheck source=rust-env.sh
 . scripts/rust-env.sh
+if [ -z "${RUST_ANALYZER_OLD:-}" ] && [ -f /opt/rust-offline/env.sh ]; then  # RUST_ANALYZER was set by hand
+  eval "$(grep '^export RUST_[A-Z_]*_OLD=' /opt/rust-offline/env.sh)"
+fi
 _old_runs() { [ -n "${RUST_ANALYZER_OLD:-}" ] && "$RUST_ANALYZER_OLD" --version >/dev/null 2>&1; }
 _setup=../shared/rust-offline/setup.sh
 if ! _old_runs && [ "$(id -u)" = 0 ] && [ -f "$_setup" ]; then
