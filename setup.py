@@ -10,10 +10,13 @@ PACKAGE_DIR = "src/ferrule"
 # Run on its own: the package is not importable before it is built.
 NO_EXTENSIONS = runpy.run_path(f"{PACKAGE_DIR}/_twins.py")["NO_EXTENSIONS"]
 
-# Each compiled module and the hand-written C it links (declared to Cython in a .pxd beside it).
+# Each compiled module: its Cython or Python source, and the hand-written C it links (declared to
+# Cython in a .pxd beside it). A .py source is the pure-Python module itself, typed by the .pxd named
+# after the compiled module.
 COMPILED = {
-    "_fastframe": [],
-    "_capture": ["_capture_fd.c"],
+    "_fastframe": ("_fastframe.pyx", []),
+    "_capture": ("_capture.pyx", ["_capture_fd.c"]),
+    "_capture_helpers_c": ("_capture_helpers.py", []),
 }
 
 # Hand-written C is held to these on gcc and clang; Cython's generated C is not (it trips -Wextra).
@@ -50,10 +53,10 @@ def extensions():
     from Cython.Build import cythonize
 
     modules = []
-    for name, c_files in COMPILED.items():
+    for name, (source, c_files) in COMPILED.items():
         module = Extension(
             f"ferrule.{name}",
-            [f"{PACKAGE_DIR}/{name}.pyx"],
+            [f"{PACKAGE_DIR}/{source}"],
             include_dirs=[PACKAGE_DIR],
             # Compiled by BuildExt, and the module relinked when they or their headers change.
             depends=[f"{PACKAGE_DIR}/{c}" for c in c_files] + [f"{PACKAGE_DIR}/{c[:-2]}.h" for c in c_files],

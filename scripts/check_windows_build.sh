@@ -25,8 +25,9 @@ usage() {
     cat <<EOF
 usage: $0 [--include DIR | --linux-include DIR] [--compile-only] [MODULE ...]
 
-Compile src/ferrule/MODULE.pyx (default: _capture) for x86_64 Windows with MinGW-w64 and link it as a
-.pyd. Exits non-zero on any compile or link error. Outputs go to build/windows-check/.
+Compile the module MODULE (default: _capture; its sources as setup.py's COMPILED lists them) for
+x86_64 Windows with MinGW-w64 and link it as a .pyd. Exits non-zero on any compile or link error.
+Outputs go to build/windows-check/.
 
   --include DIR        Windows CPython include directory to compile against
   --linux-include DIR  CPython include directory of another platform, with a minimal Windows
@@ -198,23 +199,26 @@ CFLAGS=(-O2 -Wall -D_UCRT -D__MSVCRT_VERSION__=0xE00 -DMS_WIN64 -I"$INCLUDE"
         -Werror=return-type -Werror=pointer-to-int-cast -Werror=int-to-pointer-cast)
 "$CC" -dumpspecs | sed 's/-lmsvcrt\b/-lucrt/g' >"$OUT/ucrt.specs"
 
-# The hand-written C files setup.py links into MODULE (its COMPILED table), one a line.
-hand_written_c() {
+# MODULE's entry in setup.py's COMPILED table: its source, then the hand-written C it links, one a line.
+compiled_sources() {
     "$PYTHON" -c '
 import ast, sys
 tree = ast.parse(open(sys.argv[1]).read())
 table = next(node.value for node in tree.body
              if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED")
-print("\n".join(ast.literal_eval(table).get(sys.argv[2], [])))' "$ROOT/setup.py" "$1"
+source, c_files = ast.literal_eval(table)[sys.argv[2]]
+print("\n".join([source, *c_files]))' "$ROOT/setup.py" "$1"
 }
 
 VERIFIED=()
 for module in "${MODULES[@]}"; do
-    pyx=$ROOT/src/ferrule/$module.pyx
-    [[ -f $pyx ]] || fail "$pyx not found"
+    mapfile -t sources < <(compiled_sources "$module") || true
+    ((${#sources[@]})) || fail "$module is not in setup.py's COMPILED table"
+    source=$ROOT/src/ferrule/${sources[0]}
     c=$OUT/$module.c obj=$OUT/$module.o
-    # The directives setup.py passes to cythonize.
-    "$CYTHON" -3 -X embedsignature=True -X binding=False -I "$ROOT/src" "$pyx" -o "$c" || fail "cython $module.pyx"
+    # The directives setup.py passes to cythonize; a .py source is compiled under the module's name.
+    "$CYTHON" -3 -X embedsignature=True -X binding=False -I "$ROOT/src" --module-name "ferrule.$module" \
+        "$source" -o "$c" || fail "cython ${sources[0]}"
     if ! "$CC" -c "${CFLAGS[@]}" -I"$ROOT/src/ferrule" "$c" -o "$obj" 2>"$OUT/$module.log"; then
         cat "$OUT/$module.log" >&2
         fail "$CC could not compile $module.c for Windows (log: $OUT/$module.log)"
@@ -223,13 +227,12 @@ for module in "${MODULES[@]}"; do
     ((warnings == 0)) || cat "$OUT/$module.log"
     objects=("$obj")
     # Hand-written C: setup.py's strict warnings, as errors.
-    while read -r source; do
-        [[ -n $source ]] || continue
-        objects+=("$OUT/${source%.c}.o")
-        "$CC" -c "${CFLAGS[@]}" -Wextra -Werror "$ROOT/src/ferrule/$source" -o "${objects[-1]}" \
-            || fail "$CC could not compile $source for Windows with -Wall -Wextra -Werror"
-        VERIFIED+=("$source: compiled for x86_64 Windows with -Wall -Wextra -Werror")
-    done < <(hand_written_c "$module")
+    for c_file in "${sources[@]:1}"; do
+        objects+=("$OUT/${c_file%.c}.o")
+        "$CC" -c "${CFLAGS[@]}" -Wextra -Werror "$ROOT/src/ferrule/$c_file" -o "${objects[-1]}" \
+            || fail "$CC could not compile $c_file for Windows with -Wall -Wextra -Werror"
+        VERIFIED+=("$c_file: compiled for x86_64 Windows with -Wall -Wextra -Werror")
+    done
     # What the objects need from outside, less what one of them gives another.
     imports=$(comm -23 <("${TOOL_PREFIX}nm" "${objects[@]}" | awk '$1 == "U" {print $2}' | sort -u) \
                        <("${TOOL_PREFIX}nm" "${objects[@]}" | awk '$2 == "T" {print $3}' | sort -u))
