@@ -34,6 +34,10 @@ def never_buffers(stream: Any) -> bool:
         return False
 
 
+# Read on every flush: the module's own dict, not an attribute lookup on `sys` each time.
+_sys_attributes = sys.__dict__
+
+
 class StreamFlusher:
     """Flushes `sys.<name>` (whatever object it is now), skipping a stream that never holds text
     back. What it learnt about a stream is kept while `sys.<name>` stays the same object."""
@@ -44,7 +48,7 @@ class StreamFlusher:
         self._flush: Callable[[], object] | None = None
 
     def run(self) -> None:
-        stream = sys.__dict__.get(self.name)
+        stream = _sys_attributes.get(self.name)
         if stream is None:
             return
         if stream is not self._stream:

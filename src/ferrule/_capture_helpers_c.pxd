@@ -1,6 +1,8 @@
 # C types for _capture_helpers.py compiled as ferrule._capture_helpers_c: the compiled capture twin
 # cimports these and calls them without going through Python calls.
 
+cdef dict _sys_attributes
+
 cdef class StreamFlusher:
     cdef readonly str name
     cdef object _stream
