@@ -151,7 +151,7 @@ class _Redirect:
     before it starts.
     """
 
-    __slots__ = ("_state", "_saved", "_sink", "_follow_stdout", "_handles")
+    __slots__ = ("_state", "_saved", "_sink", "_follow_stdout", "_handles", "_guard_token")
     _KIND = ""  # "capture" or "session", for `refuse`
 
     def __init__(self) -> None:
@@ -160,6 +160,20 @@ class _Redirect:
         self._sink = -1
         self._follow_stdout = False
         self._handles: tuple[int | None, int | None] | None = None
+        # What the guard holds for this capture: not the capture itself, so that holding the guard
+        # does not keep an abandoned capture alive (see `__del__`).
+        self._guard_token = object()
+
+    def __del__(self) -> None:
+        # An interrupt raised as `__exit__` is entered, before its first line, is the one no Python
+        # code can guard: it leaves the capture redirected. Once nothing refers to the capture any
+        # more (the interrupt has been handled), put fd 2 and the guard back.
+        try:
+            state = self._state
+        except AttributeError:  # __init__ itself was cut short
+            return
+        if state != IDLE:
+            self._walk_down()
 
     def _assert_state(self, op: str) -> None:
         if not (1 << self._state) & ALLOWED_FROM[op]:
@@ -169,7 +183,7 @@ class _Redirect:
         """IDLE -> REDIRECTED, each step recorded before it acts; back to IDLE when one fails."""
         try:
             self._state = GUARDED
-            if not ACTIVE.take(self):
+            if not ACTIVE.take(self._guard_token):
                 raise CaptureBusy()
             self._state = SAVED
             self._saved = -1
@@ -258,7 +272,7 @@ class _Redirect:
                 if saved >= 0:
                     os.close(saved)
             elif state == GUARDED:
-                ACTIVE.give_back(self)
+                ACTIVE.give_back(self._guard_token)
         except KeyboardInterrupt:
             raise  # the step is run again
         except BaseException:

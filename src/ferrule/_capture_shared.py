@@ -32,7 +32,8 @@ class CaptureGuard:
         self.holder: dict[str, object] = {}
 
     def take(self, capture: object) -> bool:
-        """Whether `capture` holds the guard now (it may have held it before)."""
+        """Whether `capture` (a capture, or a token standing for it) holds the guard now (it may
+        have held it before)."""
         return self.holder.setdefault(self.KEY, capture) is capture
 
     def give_back(self, capture: object) -> None:
@@ -73,7 +74,9 @@ ACTIVE = CaptureGuard()
 # In the compiled twin the steps are C that calls no Python code, so nothing can interrupt them
 # (KeyboardInterrupt can land only in the flushes and hooks, inside the try); in the Python twin one
 # can land at every call's entry and return, and 1-3 carry it. Neither can guard an interrupt the
-# interpreter raises before the first line of a Python `__exit__` runs. Tests:
+# interpreter raises before the first line of a Python `__exit__` runs; the Python twin's `__del__`
+# puts things back once such an abandoned capture is dropped (the guard holds a token, not the
+# capture, so it does not keep it alive). Tests:
 # tests/capture/test_interrupt_points.py (an interrupt at each such point, deterministically) and
 # tests/capture/sigint_storm.py (real SIGINTs at random, seeded).
 IDLE, GUARDED, SAVED, REDIRECTED, WINDOW = range(5)
