@@ -241,7 +241,15 @@ cdef class _Redirect:
         cdef int state = self._state, saved
         try:
             if state == REDIRECTED:
-                self._put_fds_back()
+                if self._saved >= 0:
+                    ferrule_dup2(self._saved, 2)
+                    if self._follow_stdout:
+                        ferrule_dup2(2, 1)
+                else:
+                    ferrule_close(2)  # it was invalid before: leave it so
+                if self._handles_saved:
+                    ferrule_set_std(2, self._old_stderr_handle)
+                    ferrule_set_std(1, self._old_stdout_handle)
             elif state == SAVED:
                 saved = self._saved
                 self._saved = -1  # forgotten first: a leaked fd beats closing a reused one
@@ -255,18 +263,6 @@ cdef class _Redirect:
             self._state = state - 1  # it would fail again: go on down
             raise
         self._state = state - 1
-        return 0
-
-    cdef int _put_fds_back(self) except -1:
-        if self._saved >= 0:
-            ferrule_dup2(self._saved, 2)
-            if self._follow_stdout:
-                ferrule_dup2(2, 1)
-        else:
-            ferrule_close(2)  # it was invalid before: leave it so
-        if self._handles_saved:
-            ferrule_set_std(2, self._old_stderr_handle)
-            ferrule_set_std(1, self._old_stdout_handle)
         return 0
 
 

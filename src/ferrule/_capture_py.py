@@ -266,7 +266,16 @@ class _Redirect:
         state = self._state
         try:
             if state == REDIRECTED:
-                self._put_fds_back()
+                saved = self._saved
+                if saved >= 0:
+                    os.dup2(saved, 2)
+                    if self._follow_stdout:
+                        os.dup2(2, 1)
+                elif fd_is_valid(2):
+                    os.close(2)  # it was invalid before: leave it so
+                if sys.platform == "win32" and self._handles is not None:
+                    set_std_handle(STD_ERROR_HANDLE, self._handles[0])
+                    set_std_handle(STD_OUTPUT_HANDLE, self._handles[1])
             elif state == SAVED:
                 saved, self._saved = self._saved, -1  # forgotten first: a leaked fd beats closing a reused one
                 if saved >= 0:
@@ -280,17 +289,8 @@ class _Redirect:
             raise
         self._state = state - 1
 
-    def _put_fds_back(self) -> None:
-        saved = self._saved
-        if saved >= 0:
-            os.dup2(saved, 2)
-            if self._follow_stdout:
-                os.dup2(2, 1)
-        elif fd_is_valid(2):
-            os.close(2)  # it was invalid before: leave it so
-        if sys.platform == "win32" and self._handles is not None:
-            set_std_handle(STD_ERROR_HANDLE, self._handles[0])
-            set_std_handle(STD_OUTPUT_HANDLE, self._handles[1])
+
+_NOT_ENTERED = Captured()  # a capture's result before its first entry (never filled)
 
 
 class StderrCapture(_Redirect):
@@ -307,7 +307,7 @@ class StderrCapture(_Redirect):
         super().__init__()
         self._limit = as_limit(limit)
         self.limit = limit
-        self._captured = Captured()
+        self._captured = _NOT_ENTERED
         self._size = 0
 
     def __enter__(self) -> Captured:
