@@ -46,7 +46,8 @@ def test_serving_loads_nothing_of_the_other_layers():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(",")
     assert {name.strip() for name in loaded} <= {"ferrule", *ALLOWED_FERRULE, "ferrule._capture", "ferrule._capture_py",
-                                                 "ferrule._capture_shared",
+                                                 "ferrule._capture_shared", "ferrule._capture_helpers",
+                                                 "ferrule._capture_helpers_c", "ferrule._twins",
                                                  "ferrule._fastframe", "ferrule._fastframe_py",
                                                  "ferrule._frame_errors"} | {
         f"ferrule.mcp.{p.stem}" for p in PACKAGE.glob("*.py")} | {"ferrule.mcp"}
