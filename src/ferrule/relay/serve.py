@@ -42,7 +42,6 @@ from ferrule.relay.params import FileParams, InitParams, OpParams, ShutdownParam
 from ferrule.relay.results import OpResult
 
 
-
 class SessionLike(Protocol):
     async def run(self, op: str, params: OpParams) -> OpResult: ...
 
