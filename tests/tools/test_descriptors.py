@@ -10,8 +10,10 @@ from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS
 POSITIONAL = ("rust_type", "rust_complete", "rust_scope")
 
 
-def test_the_six_tools():
-    assert sorted(DESCRIPTORS) == ["rust_check", "rust_complete", "rust_scope", "rust_type", "rust_update",
+def test_the_tools():
+    assert sorted(DESCRIPTORS) == ["rust_apply_fix", "rust_check", "rust_complete", "rust_definition", "rust_fixes",
+                                   "rust_implementations", "rust_references", "rust_rename", "rust_scope",
+                                   "rust_symbols", "rust_type", "rust_update",
                                    "rust_validate"]
 
 
