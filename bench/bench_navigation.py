@@ -9,7 +9,7 @@ machine's drift is shared. For each op both sides ask the analyzer the same thin
 - `definition` at a position (`order.total()` in src/report.rs): textDocument/definition;
 - `references` at the same position: textDocument/references;
 - `symbols` with `query: "total"`: workspace/symbol over every kind;
-- `rename` (edits only, nothing applied): textDocument/prepareRename then textDocument/rename;
+- `rename` (edits only, nothing applied): textDocument/rename;
 - name to definition (`symbol: "Order::total"`): workspace/symbol, then textDocument/definition.
 
 The relay's side includes all it does for an agent: checking params and paths, reading the lines'
@@ -68,7 +68,6 @@ def direct_ops(client: DirectClient) -> dict[str, Callable[[], Any]]:
             "textDocument": {"uri": hit["location"]["uri"]}, "position": hit["location"]["range"]["start"]})
 
     def rename() -> Any:
-        client.request("textDocument/prepareRename", where)
         return client.request("textDocument/rename", {**where, "newName": "sum"})
 
     return {
@@ -160,8 +159,7 @@ def main(quick: bool = False) -> None:
     print_table(f"navigation: relay vs direct rust-analyzer ({'quick' if quick else 'full'}: "
                 f"{rounds} calls per op and side, alternating blocks of {BLOCK})",
                 ["op", "direct p50 ms", "direct p99 ms", "relay p50 ms", "relay p99 ms"], rows,
-                "`rename` answers the edits only; the relay checks the name with prepareRename first, "
-                "and so does the direct client.")
+                "`rename` answers the edits only (nothing applied).")
     print_table("relay overhead over the direct client (p50)", ["op", "added ms", "target ms", "verdict"],
                 overhead, "name to definition: the time from `symbol: \"Order::total\"` to its definition is the "
                 "relay p50 of that row. serena's find_symbol is not compared: it is not installed here and "

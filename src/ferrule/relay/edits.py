@@ -18,6 +18,7 @@ from typing import Any
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, ResponseError, uri_to_path
 from ferrule.project import BadRequest, ProjectFile
+from ferrule.relay import texts
 from ferrule.relay.documents import Documents, read_or_none
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.results import FileEdit, TextEdit
@@ -57,18 +58,25 @@ async def plan(ctx: OpContext, workspace_edit: Any, *, analyzer_view: bool = Fal
     planned = []
     for uri, edits in text_edits(workspace_edit):
         file = _project_file(ctx, uri)
-        before = await _analyzer_text(ctx, uri) if analyzer_view else ctx.documents.text(file, None)
-        planned.append(_planned(ctx, file, before, edits))
+        if analyzer_view:
+            before = await _analyzer_text(ctx, uri)
+            index = LineIndex(before)
+        else:
+            shown = texts.seen(ctx.documents, file)
+            if shown is None:
+                raise BadRequest(f"the edit would change {file.rel}, which cannot be read", "check the file")
+            before, index = shown
+        planned.append(_planned(ctx, file, before, index, edits))
     return planned
 
 
 def _project_file(ctx: OpContext, uri: str) -> ProjectFile:
     path = str(uri_to_path(uri))
-    rel = ctx.root.relative(path)
-    if rel is None:
+    file = texts.project_file(ctx.root, path)  # the sandbox: a symlink leaving the root is refused
+    if file is None:
         raise BadRequest(f"the edit would change {path}, outside the project (library files are read-only)",
                          "only files inside the project are edited")
-    return ctx.root.file(rel)  # the sandbox: a symlink leaving the root is refused
+    return file
 
 
 async def _analyzer_text(ctx: OpContext, uri: str) -> str:
@@ -79,8 +87,8 @@ async def _analyzer_text(ctx: OpContext, uri: str) -> str:
                          "cannot be confirmed safe", _EDIT_RECIPE) from None
 
 
-def _planned(ctx: OpContext, file: ProjectFile, before: str, edits: list[dict[str, Any]]) -> PlannedFile:
-    index = LineIndex(before)
+def _planned(ctx: OpContext, file: ProjectFile, before: str, index: LineIndex,
+             edits: list[dict[str, Any]]) -> PlannedFile:
     encoding = ctx.analyzer.codec.encoding
     spans = []
     shown: list[TextEdit] = []

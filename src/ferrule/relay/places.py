@@ -12,7 +12,8 @@ from typing import Any
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import uri_to_path
 from ferrule.lsp.positions import line_text
-from ferrule.project import BadRequest, ProjectFile
+from ferrule.project import ProjectFile
+from ferrule.relay import texts
 from ferrule.relay.libraries import LibraryRoots, library_roots
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.results import Location
@@ -40,23 +41,15 @@ class Places:
             path = str(uri_to_path(uri))
         except ValueError:
             return uri, True, None, None
-        root = self.ctx.root
-        rel = root.relative(path)
-        if rel is not None:
-            try:
-                file = root.file(rel)
-                text = self.ctx.documents.text_or_none(file, None)
-            except BadRequest:
-                return rel, True, None, None
-            return file.rel, False, None if text is None else LineIndex(text), file
+        file = texts.project_file(self.ctx.root, path)
+        if file is not None:
+            shown = texts.seen(self.ctx.documents, file)
+            return file.rel, False, None if shown is None else shown[1], file
         library = self.libraries.shown(path)
         if library is not None:
-            shown, real = library
-            try:
-                with open(real, encoding="utf-8", errors="replace") as handle:
-                    return shown, True, LineIndex(handle.read()), None
-            except OSError:
-                return shown, True, None, None
+            name, real = library
+            shown = texts.disk(real)
+            return name, True, None if shown is None else shown[1], None
         return path, True, None, None  # neither the project's nor a library's: not read
 
     def location(self, uri: str, lsp_range: dict[str, Any]) -> Location:

@@ -96,7 +96,8 @@ async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsP
     place = await target(ctx, params)
     answer = await ctx.request(method, {"textDocument": {"uri": place.uri}, "position": place.position})
     places = Places(ctx)
-    found = lsp_locations(answer)
+    # in file order, not the analyzer's, which differs from one run to the next
+    found = sorted(lsp_locations(answer), key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
     located = [places.location(uri, lsp_range) for uri, lsp_range in found[:limit]]
     result: LocationsResult = {"locations": located, "more": max(0, len(found) - limit)}
     return ctx.mark(result)
