@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.relay_live.conftest import copy_crate, live_session, position_of
 
 from ferrule.relay.sync import SyncSession
-from tests.relay_live.conftest import copy_crate, live_session, position_of
 
 REPORT = "src/report.rs"
 
