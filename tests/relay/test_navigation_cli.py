@@ -25,6 +25,7 @@ def crate(tmp_path) -> Path:
     return Path(shutil.copytree(ORDERS, tmp_path / "orders"))
 
 
+@pytest.mark.live
 def test_a_definition_by_name_prints_file_line_col_and_the_line(crate):
     done = ferrule("definition", "--symbol", "Order::total", "-q", cwd=crate)
     assert done.returncode == 0, done.stderr
