@@ -33,7 +33,7 @@ def test_a_definition_by_name_prints_file_line_col_and_the_line(crate):
 
 
 @pytest.mark.parametrize("args", [["definition"], ["definition", "src/lib.rs"], ["symbols"],
-                                  ["apply_fix", "src/lib.rs", "1:0-1:0/0/00000000"]])
+                                  ["symbols", "src/lib.rs", "--query", "x"]])
 def test_incomplete_commands_are_usage_errors_before_any_analyzer_starts(crate, args):
     done = ferrule(*args, "-q", cwd=crate)
     assert done.returncode == 2 and done.stderr.startswith(f"ferrule {args[0]}: ")

@@ -237,6 +237,10 @@ def test_the_fill_match_arms_fix_applied_as_an_overlay_makes_validate_clean(sess
         offered = session.call("fixes", {"file": rel, "line": line, "code": "E0004"})["fixes"]
         [arm] = [fix for fix in offered if "match arm" in fix["title"]]
         assert arm["kind"] == "quickfix"
+        preview = session.call("apply_fix", {"file": rel, "id": arm["id"]})
+        assert preview["applied"] is None
+        assert "Status::Shipped =>" in preview["changes"][0]["edits"][0]["new_text"]
+        assert [d["code"] for d in session.call("validate", {"file": rel})["diagnostics"]] == ["E0004"]
         applied = session.call("apply_fix", {"file": rel, "id": arm["id"], "apply": "overlay"})
         assert applied["title"] == arm["title"] and applied["changes"][0]["file"] == rel
         assert session.call("validate", {"file": rel})["diagnostics"] == []

@@ -97,11 +97,8 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, dict[str, 
         params["include_declaration"] = False
     if name == "rename":
         params["new_name"] = args.to
-    if name in ("rename", "apply_fix"):
-        if args.write:
-            params["apply"] = "disk"
-        elif name == "apply_fix":
-            raise cli.UsageError("pass --write to write the fix to disk (`ferrule fixes` shows what it does)")
+    if name in ("rename", "apply_fix") and args.write:
+        params["apply"] = "disk"
     if getattr(args, "max", None) is not None:
         params["max"] = args.max
     if args.timeout_ms is not None:

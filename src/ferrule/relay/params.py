@@ -295,7 +295,7 @@ class FixesParams(FileParams):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ApplyFixParams(FileParams):
     id: str = param(_string, "string", "a fix's `id` as `fixes` answered it", required=True)
-    apply: str = _apply_param(required=True)
+    apply: str | None = _apply_param(required=False)
 
 
 P = TypeVar("P", bound=OpParams)

@@ -318,16 +318,16 @@ RUST_APPLY_FIX: dict[str, Any] = {
     "name": "rust_apply_fix",
     "title": "Apply a quick fix",
     "description": (
-        "Apply one fix that rust_fixes offered, by its id, e.g. {\"file\": \"src/status.rs\", \"id\": "
+        "See or apply one fix that rust_fixes offered, by its id, e.g. {\"file\": \"src/status.rs\", \"id\": "
         "\"12:4-12:18/0/2bb88f70\", \"apply\": \"overlay\"}. \"overlay\" keeps the disk untouched (every "
-        "later call sees the change; rust_validate it), \"disk\" writes the files. Answers the edits "
-        "made. A fix no longer offered there (the code changed) is refused: ask rust_fixes again. "
+        "later call sees the change; rust_validate it), \"disk\" writes the files; without apply it "
+        "only answers the edits. A fix no longer offered there (the code changed) is refused: ask rust_fixes again. "
         + PATH_NOTE
     ),
     "inputSchema": _schema({
         "file": _FILE,
         "id": {"type": "string", "description": "A fix's id as rust_fixes answered it."},
-        "apply": {"type": "string", "enum": list(APPLY_MODES), "description": _APPLY_MEANING},
+        "apply": _APPLY,
     }, _required_by("apply_fix")),
     "annotations": _annotations("Apply a quick fix", read_only=False),
 }

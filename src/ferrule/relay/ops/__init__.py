@@ -121,8 +121,8 @@ OPS: dict[str, Op[Any, Any]] = {op.name: op for op in (
        RenameParams, EditResult, 30_000, edits.rename, _answers_only, "without `apply`", _applies),
     Op("fixes", "the analyzer's quick fixes and assists at a position or lines",
        FixesParams, FixesResult, 20_000, edits.fixes, _always, "always"),
-    Op("apply_fix", "apply one of the fixes `fixes` answered, as overlays or to disk",
-       ApplyFixParams, ApplyFixResult, 30_000, edits.apply_fix, spans_files=_always),
+    Op("apply_fix", "one of the fixes `fixes` answered: its edits, applied as overlays or to disk on request",
+       ApplyFixParams, ApplyFixResult, 30_000, edits.apply_fix, _answers_only, "without `apply`", _applies),
     Op("shutdown", "stop the analyzer (LSP shutdown/exit) and end the relay",
        ShutdownParams, ShutdownResult, 10_000, lifecycle.shutdown),
 )}
