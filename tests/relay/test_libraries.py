@@ -33,3 +33,15 @@ def test_a_file_changed_on_disk_is_read_again(tmp_path):
     os.utime(file, (later, later))  # a coarse clock may give both writes one mtime
     text, index = texts.disk(str(file))
     assert text == "fn b() {}\n" and index.line(0) == "fn b() {}"
+
+
+def test_the_analyzer_is_told_what_navigation_needs(tmp_path):
+    from ferrule.relay.analyzer import initialize_params
+
+    capabilities = initialize_params(tmp_path)["capabilities"]
+    text = capabilities["textDocument"]
+    assert text["documentSymbol"]["hierarchicalDocumentSymbolSupport"] is True
+    assert text["rename"]["prepareSupport"] is True
+    assert "edit" in text["codeAction"]["resolveSupport"]["properties"]
+    assert "quickfix" in text["codeAction"]["codeActionLiteralSupport"]["codeActionKind"]["valueSet"]
+    assert capabilities["workspace"]["workspaceEdit"]["documentChanges"] is True
