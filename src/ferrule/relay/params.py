@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import orjson
 
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
+from ferrule.relay.mapping import SYMBOL_KIND
 
 # LSP carries positions and counts as `uinteger`: at most 2**31 - 1. The 1-based `line` may therefore
 # reach 2**31. Larger values are refused here, named, rather than failing inside the inner hop.
@@ -207,8 +208,7 @@ class TypeParams(FileParams):
 # ---- navigation by name: symbols, definition, references, implementations, rename, fixes ----------
 
 NAVIGATION_MAX_DEFAULT = 50
-SYMBOL_KINDS = ("module", "struct", "enum", "union", "trait", "impl", "function", "method", "field",
-                "variant", "constant", "static", "type_alias", "macro", "type_parameter", "variable")
+SYMBOL_KINDS = tuple(sorted(set(SYMBOL_KIND.values())))  # what `kinds` may name: what answers say
 APPLY_MODES = ("overlay", "disk")
 
 

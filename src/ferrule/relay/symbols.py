@@ -23,24 +23,9 @@ from ferrule.relay.places import Places
 CANDIDATES_SHOWN = 10  # in an ambiguity's message
 SUGGESTIONS = 5
 
-# LSP's SymbolKind as the protocol names it (rust-analyzer: impl -> Object, trait -> Interface,
-# type alias -> TypeParameter)
-SYMBOL_KIND = {
-    1: "module", 2: "module", 3: "module", 4: "module", 5: "struct", 6: "method", 7: "field", 8: "field",
-    9: "function", 10: "enum", 11: "trait", 12: "function", 13: "variable", 14: "constant", 15: "constant",
-    16: "constant", 17: "constant", 18: "constant", 19: "impl", 20: "field", 22: "variant", 23: "struct",
-    24: "function", 25: "function", 26: "type_alias",
-}
 _USE = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?use\b")
 _SEGMENT_RECIPE = ("pass a name such as `total`, or a path such as `Order::total` or "
                    "`orders::pricing::Order::total`; `symbols` with `query` lists what is there")
-
-
-def symbol_kind(kind: int | None, container: str | None) -> str:
-    name = SYMBOL_KIND.get(kind or 0, "symbol")
-    if name == "function" and container and container[:1].isupper():
-        return "method"  # a function inside an impl or a trait, whose container is the type's name
-    return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +144,7 @@ def _described(places: Places, symbol: dict[str, Any]) -> str:
     location = places.location(symbol["location"]["uri"], symbol["location"]["range"])
     container = symbol.get("containerName")
     qualified = f"{container}::{symbol.get('name')}" if container else str(symbol.get("name"))
-    return f"{qualified} ({symbol_kind(symbol.get('kind'), container)}) at {location['file']}:{location['line']}"
+    return f"{qualified} ({mapping.symbol_kind(symbol.get('kind'), container)}) at {location['file']}:{location['line']}"
 
 
-__all__ = ["SYMBOL_KIND", "Target", "resolve", "split_path", "symbol_kind", "target", "workspace_symbols"]
+__all__ = ["Target", "resolve", "split_path", "target", "workspace_symbols"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule.project import BadRequest
+from ferrule.relay.mapping import symbol_kind
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import (
     NAVIGATION_MAX_DEFAULT,
@@ -26,7 +27,7 @@ from ferrule.relay.results import (
     ReferencesResult,
     SymbolsResult,
 )
-from ferrule.relay.symbols import symbol_kind, target, workspace_symbols
+from ferrule.relay.symbols import target, workspace_symbols
 
 
 async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
