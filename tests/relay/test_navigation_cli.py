@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from ferrule.relay.navigation_cli import text
@@ -44,3 +45,27 @@ def test_edits_are_shown_with_one_based_columns_and_whether_they_were_written():
                                                          "end_character": 9, "new_text": "sum"}]}],
              "applied": None}
     assert text("rename", value) == "src/a.rs:3:5: -> 'sum'\nnot written (pass --write)\n"
+
+
+@pytest.mark.live
+def test_serve_answers_navigation_frames_in_order_around_an_applied_rename(crate):
+    """Pipelined: a rename applied as overlays is a barrier, so the reference search after it sees the
+    new name, and the one before it the old."""
+    frames = [
+        {"op": "references", "params": {"symbol": "Order::total", "include_declaration": False}},
+        {"op": "rename", "params": {"file": "src/orders/pricing.rs", "position": {"line": 22, "character": 12},
+                                    "new_name": "sum", "apply": "overlay"}},
+        {"op": "references", "params": {"symbol": "Order::sum", "include_declaration": False}},
+        {"op": "validate", "params": {"file": "src/report.rs"}},
+        {"op": "shutdown", "params": {}},
+    ]
+    lines = "".join(orjson.dumps({"proto": 1, "id": n, **frame}).decode() + "\n" for n, frame in enumerate(frames))
+    done = subprocess.run([sys.executable, "-m", "ferrule", "serve", "--root", str(crate)], input=lines,
+                          capture_output=True, text=True, timeout=120)
+    answers = {a["id"]: a for a in map(orjson.loads, done.stdout.splitlines())}
+    assert all(a["ok"] for a in answers.values()), answers
+    assert answers[0]["result"]["count"] == answers[2]["result"]["count"] == 4
+    assert all("sum" in r["text"] and "total()" not in r["text"]
+               for g in answers[2]["result"]["files"] for r in g["references"])
+    assert answers[3]["result"]["diagnostics"] == []
+    assert "order.total()" in (crate / "src/report.rs").read_text()
