@@ -129,7 +129,7 @@ def write_to_disk(client: LspClient, documents: Documents, planned: list[Planned
     temporaries: list[tuple[str, str]] = []
     try:
         for p in planned:
-            temporaries.append((_temporary_beside(p.file.real, p.after), p.file.real))
+            temporaries.append((_temporary_beside(p.file.real, _line_endings_kept(p.file.real, p.after)), p.file.real))
     except OSError as error:
         for temporary, _ in temporaries:
             os.unlink(temporary)
@@ -141,6 +141,14 @@ def write_to_disk(client: LspClient, documents: Documents, planned: list[Planned
         client.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "rust", "version": documents.next_version(p.file.rel), "text": p.after}})
         client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+def _line_endings_kept(real: str, text: str) -> str:
+    """The text with the file's CRLF line ends, when it has them: the texts compared and edited here
+    are read with universal newlines, as the analyzer reads them."""
+    with open(real, "rb") as handle:
+        crlf = b"\r\n" in handle.read()
+    return text.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else text
 
 
 def _temporary_beside(real: str, text: str) -> str:
