@@ -116,7 +116,8 @@ def _qualified_by(path: list[str], qualifiers: list[str]) -> bool:
         remaining = iter(path)
         return all(any(segment == want for segment in remaining) for want in wanted)
 
-    return subsequence(qualifiers) or (len(qualifiers) > 1 and subsequence(qualifiers[1:]))
+    return subsequence(qualifiers) or (
+        len(qualifiers) > 1 and qualifiers[0] not in path and subsequence(qualifiers[1:]))
 
 
 def _is_reexport(places: Places, symbol: dict[str, Any]) -> bool:
