@@ -23,6 +23,14 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "type": ("ferrule.relay.cli", None),
     "complete": ("ferrule.relay.cli", None),
     "scope": ("ferrule.relay.cli", None),
+    # navigation by name
+    "symbols": ("ferrule.relay.navigation_cli", None),
+    "definition": ("ferrule.relay.navigation_cli", None),
+    "references": ("ferrule.relay.navigation_cli", None),
+    "implementations": ("ferrule.relay.navigation_cli", None),
+    "rename": ("ferrule.relay.navigation_cli", None),
+    "fixes": ("ferrule.relay.navigation_cli", None),
+    "apply_fix": ("ferrule.relay.navigation_cli", None),
     "check": ("ferrule.conform.cli", "the policy gate over a crate, with its baseline ratchet"),
     "mcp": ("ferrule.tools.cli", "the Rust MCP server for agent hosts (stdio)"),
     "demo": ("ferrule.demo", "run the relay on the bundled demo crate and show what an agent sees"),
@@ -39,7 +47,7 @@ def summary(name: str) -> str:
 
 
 def _top_parser() -> argparse.ArgumentParser:
-    listing = "\n".join(f"  {name:<10} {summary(name)}" for name in COMMANDS)
+    listing = "\n".join(f"  {name:<16} {summary(name)}" for name in COMMANDS)
     parser = argparse.ArgumentParser(
         prog="ferrule",
         description="Join AI coding agents to rust-analyzer: an MCP stdio transport and an analyzer relay.",

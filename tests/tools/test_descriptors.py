@@ -5,13 +5,15 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS
+from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS, NAVIGATION_DESCRIPTORS
 
 POSITIONAL = ("rust_type", "rust_complete", "rust_scope")
 
 
-def test_the_six_tools():
-    assert sorted(DESCRIPTORS) == ["rust_check", "rust_complete", "rust_scope", "rust_type", "rust_update",
+def test_the_tools():
+    assert sorted(DESCRIPTORS) == ["rust_apply_fix", "rust_check", "rust_complete", "rust_definition", "rust_fixes",
+                                   "rust_implementations", "rust_references", "rust_rename", "rust_scope",
+                                   "rust_symbols", "rust_type", "rust_update",
                                    "rust_validate"]
 
 
@@ -42,3 +44,24 @@ def test_every_tool_says_paths_are_root_relative(name):
 
 def test_instructions_state_both_conventions():
     assert "1-based" in INSTRUCTIONS and "relative to the project root" in INSTRUCTIONS
+
+
+def _types(schema):
+    """Every `type` value anywhere in a schema."""
+    if isinstance(schema, dict):
+        if "type" in schema:
+            yield schema["type"]
+        for value in schema.values():
+            yield from _types(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _types(value)
+
+
+@pytest.mark.parametrize("descriptor", NAVIGATION_DESCRIPTORS, ids=lambda d: d["name"])
+def test_navigation_tools_say_when_to_use_them_with_an_example_and_use_no_type_arrays(descriptor):
+    assert "e.g. {" in descriptor["description"]
+    assert all(isinstance(kind, str) for kind in _types(descriptor["inputSchema"]))
+    if "symbol" in descriptor["inputSchema"]["properties"]:  # a place: a name, or file, line and character
+        assert {"symbol", "file", "line", "character"} <= set(descriptor["inputSchema"]["properties"])
+        assert not {"symbol", "file", "line"} & set(descriptor["inputSchema"]["required"])

@@ -35,7 +35,8 @@ from .conftest import (
 pytestmark = pytest.mark.live
 
 PRICING = "src/orders/pricing.rs"
-TOOLS = ["rust_check", "rust_complete", "rust_scope", "rust_type", "rust_update", "rust_validate"]
+TOOLS = ["rust_apply_fix", "rust_check", "rust_complete", "rust_definition", "rust_fixes", "rust_implementations",
+         "rust_references", "rust_rename", "rust_scope", "rust_symbols", "rust_type", "rust_update", "rust_validate"]
 
 
 def run_server(root: Path, env: dict[str, str], body: Callable[[ClientSession], Awaitable[Any]],

@@ -157,6 +157,17 @@ def initialize_params(root: Path) -> dict[str, Any]:
                                           "resolveSupport": {"properties": ["documentation"]}},
                        "contextSupport": True},
         "publishDiagnostics": {"versionSupport": True, "relatedInformation": False},
+        # navigation by name: outlines as trees, renames checked first, code actions resolved lazily
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+        "definition": {"linkSupport": False},
+        "implementation": {"linkSupport": False},
+        "rename": {"prepareSupport": True},
+        "codeAction": {
+            "codeActionLiteralSupport": {"codeActionKind": {"valueSet": [
+                "", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite"]}},
+            "resolveSupport": {"properties": ["edit"]},
+            "dataSupport": True,
+        },
     }
     if not push_forced():
         text_document["diagnostic"] = {"dynamicRegistration": False, "relatedDocumentSupport": False}
@@ -170,7 +181,8 @@ def initialize_params(root: Path) -> dict[str, Any]:
         "capabilities": {
             "general": {"positionEncodings": encodings},
             "window": {"workDoneProgress": True},
-            "workspace": {"configuration": True, "workspaceFolders": True},
+            "workspace": {"configuration": True, "workspaceFolders": True,
+                          "workspaceEdit": {"documentChanges": True}},
             "textDocument": text_document,
             "experimental": {"serverStatusNotification": True},
         },

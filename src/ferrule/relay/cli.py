@@ -240,9 +240,22 @@ def exit_code_for(error: FerruleError) -> int:
 
 
 def run_one_shot(name: str, args: argparse.Namespace) -> int:
+    def show(root: Path, rel: str, result: OpResult) -> str:
+        source = Path(root, rel).read_text(encoding="utf-8", errors="replace")
+        return terminal.result(name, rel, result, source)
+
+    return answer(name, args, build_request, show)
+
+
+Build = Callable[[str, argparse.Namespace], tuple[Path, str, dict[str, Any]]]  # root, file shown, params
+
+
+def answer(name: str, args: argparse.Namespace, build: Build, show: Callable[[Path, str, OpResult], str]) -> int:
+    """Run one op for a person at a terminal: the request from `build`, the answer as `show` renders it
+    (or JSON with --json), errors with their recipe on stderr; the exit code."""
     progress = None if args.quiet else TerminalProgress()
     try:
-        root, rel, params = build_request(name, args)
+        root, rel, params = build(name, args)
         result = asyncio.run(_ask(root, args.rust_analyzer, name, params, progress))
     except UsageError as exc:
         print(f"ferrule {name}: {exc}", file=sys.stderr)
@@ -261,11 +274,10 @@ def run_one_shot(name: str, args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(orjson.dumps(result) + b"\n")
         sys.stdout.buffer.flush()
     else:
-        source = Path(root, rel).read_text(encoding="utf-8", errors="replace")
-        sys.stdout.write(terminal.result(name, rel, result, source))
+        sys.stdout.write(show(root, rel, result))
     if name == "validate" and terminal.error_count(result):
         return EXIT_FINDINGS
     return EXIT_OK
 
 
-__all__ = ["configure", "find_root", "run_one_shot", "run_serve", "utf8_character"]
+__all__ = ["ONE_SHOT", "answer", "configure", "find_root", "run_one_shot", "run_serve", "utf8_character"]

@@ -114,7 +114,8 @@ def parse_request(line: bytes | str, root: ProjectRoot | None = None) -> Request
         params = parse_params(spec.name, spec.params, frame.get("params"), root)
     except BadRequest as error:
         raise FrameRejected(request_id, error) from None
-    return Request(request_id, spec.name, params, getattr(params, "file", None))
+    # an op whose changes reach other files holds the others as init and shutdown do
+    return Request(request_id, spec.name, params, None if spec.spans_files(params) else getattr(params, "file", None))
 
 
 def encode_result(request_id: RequestId, result: OpResult) -> bytes:

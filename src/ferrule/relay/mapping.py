@@ -32,6 +32,25 @@ _STD_DOC_MARKS = ("contained [`Some`]", "contained [`Ok`]")
 _DISK_SOURCES = frozenset({"rustc", "clippy", "cargo"})
 
 
+# LSP's SymbolKind as the protocol names it (rust-analyzer: impl -> Object, trait -> Interface,
+# type alias -> TypeParameter)
+SYMBOL_KIND = {
+    1: "module", 2: "module", 3: "module", 4: "module", 5: "struct", 6: "method", 7: "field", 8: "field",
+    9: "function", 10: "enum", 11: "trait", 12: "function", 13: "variable", 14: "constant", 15: "constant",
+    16: "constant", 17: "constant", 18: "constant", 19: "impl", 20: "field", 22: "variant", 23: "struct",
+    24: "function", 25: "function", 26: "type_alias",
+}
+
+
+def symbol_kind(kind: int | None, container: str | None) -> str:
+    """The protocol's kind of a document or workspace symbol."""
+    name = SYMBOL_KIND.get(kind or 0, "symbol")
+    if name == "function" and container and container[:1].isupper():
+        return "method"  # a function inside an impl or a trait, whose container is the type's name
+    return name
+
+
+
 def completion_items(result: Any) -> list[dict[str, Any]]:
     """The items of a completion answer (a list, a CompletionList, or null)."""
     if not result:

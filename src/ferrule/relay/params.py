@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import orjson
 
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
+from ferrule.relay.mapping import SYMBOL_KIND
 
 # LSP carries positions and counts as `uinteger`: at most 2**31 - 1. The 1-based `line` may therefore
 # reach 2**31. Larger values are refused here, named, rather than failing inside the inner hop.
@@ -204,6 +205,99 @@ class TypeParams(FileParams):
     content: str | None = _content_param()
 
 
+# ---- navigation by name: symbols, definition, references, implementations, rename, fixes ----------
+
+NAVIGATION_MAX_DEFAULT = 50
+SYMBOL_KINDS = tuple(sorted(set(SYMBOL_KIND.values())))  # what `kinds` may name: what answers say
+APPLY_MODES = ("overlay", "disk")
+
+
+def _strings_of(allowed: tuple[str, ...]) -> Check:
+    def check(value: object) -> str | None:
+        if isinstance(value, list) and value and all(isinstance(v, str) and v in allowed for v in value):
+            return None
+        return f"must be a non-empty array of {', '.join(allowed)}, got {shown(value)}"
+
+    return check
+
+
+def _one_of(allowed: tuple[str, ...]) -> Check:
+    def check(value: object) -> str | None:
+        return None if value in allowed else f"must be one of {', '.join(allowed)}, got {shown(value)}"
+
+    return check
+
+
+def _boolean(value: object) -> str | None:
+    return None if isinstance(value, bool) else f"must be a boolean, got {type_name(value)}"
+
+
+def _max_param() -> Any:
+    return param(_ranged(1), f"integer 1..{UINTEGER_MAX}", f"at most this many items (default "
+                 f"{NAVIGATION_MAX_DEFAULT}); the rest are counted")
+
+
+def _apply_param(*, required: bool) -> Any:
+    return param(_one_of(APPLY_MODES), "\"overlay\" or \"disk\"",
+                 "apply the edit: as overlays (disk untouched) or written to disk atomically", required=required)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetParams(FileParams):
+    """A place in the code: `{file, position}` or `{symbol}` (the handler insists on one of them)."""
+
+    # optional here: a `symbol` names the place instead
+    file: str | None = param(_string, "string",  # type: ignore[assignment]
+                             "the file, root-relative with forward slashes (with `position`)")
+    position: Position | None = _position_param(required=False)
+    symbol: str | None = param(_string, "string", "a name or path instead of a position, e.g. `Order::total`")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SymbolsParams(FileParams):
+    file: str | None = param(_string, "string", "the file whose outline to answer")  # type: ignore[assignment]
+    query: str | None = param(_string, "string", "a name to search the workspace for")
+    kinds: list[str] | None = param(_strings_of(SYMBOL_KINDS), "array of kinds", "keep only these kinds")
+    max: int | None = _max_param()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DefinitionParams(TargetParams):
+    pass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReferencesParams(TargetParams):
+    include_declaration: bool | None = param(_boolean, "boolean", "count the declaration too (default true)")
+    max: int | None = _max_param()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ImplementationsParams(TargetParams):
+    max: int | None = _max_param()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RenameParams(TargetParams):
+    new_name: str = param(_string, "string", "the new name", required=True)
+    apply: str | None = _apply_param(required=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FixesParams(FileParams):
+    position: Position | None = _position_param(required=False)
+    line: int | None = param(_ranged(1), "integer", "the first line of a range, 1-based (instead of `position`)")
+    end_line: int | None = param(_ranged(1), "integer", "the range's last line, inclusive (default `line`)")
+    code: str | None = param(_string, "string", "keep only the fixes for diagnostics with this code, e.g. E0004")
+    max: int | None = _max_param()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApplyFixParams(FileParams):
+    id: str = param(_string, "string", "a fix's `id` as `fixes` answered it", required=True)
+    apply: str | None = _apply_param(required=False)
+
+
 P = TypeVar("P", bound=OpParams)
 
 _FIELDS: dict[type[OpParams], tuple[tuple[str, Param], ...]] = {}
@@ -250,6 +344,17 @@ def parse_params(op: str, cls: type[P], params: object, root: ProjectRoot | None
 
 
 __all__ = [
+    "APPLY_MODES",
+    "NAVIGATION_MAX_DEFAULT",
+    "SYMBOL_KINDS",
+    "ApplyFixParams",
+    "DefinitionParams",
+    "FixesParams",
+    "ImplementationsParams",
+    "ReferencesParams",
+    "RenameParams",
+    "SymbolsParams",
+    "TargetParams",
     "COMPLETE_MAX_DEFAULT",
     "PARAMS_RECIPE",
     "UINTEGER_MAX",

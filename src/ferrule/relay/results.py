@@ -86,10 +86,110 @@ class ShutdownResult(TypedDict):
     pass
 
 
+# ---- navigation by name ----------------------------------------------------------------------------
+
+
+class Location(TypedDict):
+    file: str  # root-relative; in a library, its path under the library root (`std/src/vec/mod.rs`)
+    line: int  # 1-based
+    character: int  # 0-based, UTF-8 bytes
+    end_line: int
+    end_character: int
+    text: str  # the line's text ("" when the file is neither the project's nor a library's)
+    read_only: bool  # a library file (or one outside every root): never edited
+
+
+class _OutlineOptional(TypedDict, total=False):
+    container: str
+    children: list[OutlineSymbol]
+
+
+class OutlineSymbol(_OutlineOptional):
+    name: str
+    kind: str
+    line: int
+    end_line: int
+    detail: str
+
+
+class FoundSymbol(Location):
+    name: str
+    kind: str
+    container: str | None
+
+
+class SymbolsResult(Indexing):
+    symbols: list[OutlineSymbol] | list[FoundSymbol]
+    more: int  # the matches (or outline entries) left out by `max`
+
+
+class LocationsResult(Indexing):
+    locations: list[Location]
+    more: int
+
+
+class FileReferences(TypedDict):
+    file: str
+    references: list[Location]
+
+
+class ReferencesResult(Indexing):
+    files: list[FileReferences]
+    count: int  # every reference found, shown or not
+    more: int
+
+
+class TextEdit(TypedDict):
+    line: int
+    character: int
+    end_line: int
+    end_character: int
+    new_text: str
+
+
+class FileEdit(TypedDict):
+    file: str
+    edits: list[TextEdit]
+
+
+class EditResult(Indexing):
+    changes: list[FileEdit]
+    applied: str | None  # "overlay", "disk", or None when only answered
+
+
+class Fix(TypedDict):
+    id: str
+    title: str
+    kind: str  # the LSP code action kind: quickfix, refactor.rewrite, ...
+
+
+class FixesResult(Indexing):
+    fixes: list[Fix]
+    more: int
+
+
+class ApplyFixResult(EditResult):
+    title: str
+
+
 OpResult = (InitResult | UpdateResult | ValidateResult | ScopeResult | CompleteResult | TypeResult
-            | ShutdownResult)
+            | ShutdownResult | SymbolsResult | LocationsResult | ReferencesResult | EditResult | FixesResult
+            | ApplyFixResult)
 
 __all__ = [
+    "ApplyFixResult",
+    "EditResult",
+    "FileEdit",
+    "FileReferences",
+    "Fix",
+    "FixesResult",
+    "FoundSymbol",
+    "Location",
+    "LocationsResult",
+    "OutlineSymbol",
+    "ReferencesResult",
+    "SymbolsResult",
+    "TextEdit",
     "Branded",
     "CompleteResult",
     "Diagnostic",

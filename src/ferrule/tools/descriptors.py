@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule.relay.ops import OPS
-from ferrule.relay.params import COMPLETE_MAX_DEFAULT, fields_of
+from ferrule.relay.params import (
+    APPLY_MODES,
+    COMPLETE_MAX_DEFAULT,
+    NAVIGATION_MAX_DEFAULT,
+    SYMBOL_KINDS,
+    fields_of,
+)
 
 _FILE = {
     "type": "string",
@@ -179,21 +185,182 @@ RUST_CHECK: dict[str, Any] = {
     "annotations": _annotations("Policy gate"),
 }
 
+# ---- navigation by name ----------------------------------------------------------------------------
+
+_SYMBOL = {
+    "type": "string",
+    "description": (
+        "What to look at, by name instead of a position: a name or a path, e.g. \"Pricing\", "
+        "\"Order::total\" or \"orders::pricing::Order::total\". When several items carry the name, the "
+        "answer lists them with their files and lines: qualify it, or pass file, line and character."
+    ),
+}
+_MAX = {"type": "integer", "minimum": 1,
+        "description": f"At most this many items (default {NAVIGATION_MAX_DEFAULT}); the rest are counted."}
+_APPLY_MEANING = (
+    "\"overlay\": apply them as unsaved overlays that every later "
+        "call sees (the disk is untouched; rust_update with content null drops one). \"disk\": write the "
+        "files (atomically; refused, with nothing written, when a file changed on disk since the "
+        "analyzer read it or has an overlay)."
+)
+_APPLY = {
+    "anyOf": [{"type": "string", "enum": list(APPLY_MODES)}, {"type": "null"}],
+    "description": "Leave out to only see the edits. " + _APPLY_MEANING,
+}
+_PLACE_NOTE = ("Name the place with `symbol`, or with `file`, `line` and `character` (a position on the name). "
+               + POSITION_NOTE + " " + PATH_NOTE)
+_PLACE = {"symbol": _SYMBOL, "file": _FILE, "line": _LINE, "character": _CHARACTER}
+
+RUST_SYMBOLS: dict[str, Any] = {
+    "name": "rust_symbols",
+    "title": "Outline a file or find symbols by name",
+    "description": (
+        "Find code by name. With `query`, search the whole project for items (types, traits, functions, "
+        "methods, fields, modules) whose name matches, exact matches first, each with its file, line and "
+        "the line's text: e.g. {\"query\": \"Order\"}. With `file`, the file's outline: every item as a "
+        "tree with its kind, line range and signature: e.g. {\"file\": \"src/orders/pricing.rs\"}. Use it "
+        "to learn where things are before reading files; then rust_definition, rust_references or "
+        "rust_rename by name. " + PATH_NOTE
+    ),
+    "inputSchema": _schema({
+        "query": {"type": "string", "description": "A name to search the project for, e.g. \"total\"."},
+        "file": {**_FILE, "description": f"{_FILE['description']} Answers the file's outline."},
+        "kinds": {"type": "array", "items": {"type": "string", "enum": list(SYMBOL_KINDS)},
+                  "description": "Keep only these kinds, e.g. [\"trait\", \"struct\"]."},
+        "max": _MAX,
+    }, _required_by("symbols")),
+    "annotations": _annotations("Outline a file or find symbols by name"),
+}
+
+RUST_DEFINITION: dict[str, Any] = {
+    "name": "rust_definition",
+    "title": "Go to definition",
+    "description": (
+        "Where something is defined: the file, line and the line's text of the definition of a name or "
+        "of what is at a position, e.g. {\"symbol\": \"Order::total\"}. Definitions in the standard library "
+        "or a dependency are shown by their library path (e.g. alloc/src/vec/mod.rs) and are read-only. "
+        "Use it instead of searching files for a definition. " + _PLACE_NOTE
+    ),
+    "inputSchema": _schema(dict(_PLACE), _required_by("definition")),
+    "annotations": _annotations("Go to definition"),
+}
+
+RUST_REFERENCES: dict[str, Any] = {
+    "name": "rust_references",
+    "title": "Find references",
+    "description": (
+        "Every use of a function, method, type, field or variable across the project, grouped by file, "
+        "each with its line's text, e.g. {\"symbol\": \"Order::total\"}. Call it before changing a "
+        "signature to see every caller; the declaration is included unless include_declaration is false. "
+        + _PLACE_NOTE
+    ),
+    "inputSchema": _schema({
+        **_PLACE,
+        "include_declaration": {"type": "boolean", "description": "Count the declaration too (default true)."},
+        "max": _MAX,
+    }, _required_by("references")),
+    "annotations": _annotations("Find references"),
+}
+
+RUST_IMPLEMENTATIONS: dict[str, Any] = {
+    "name": "rust_implementations",
+    "title": "Find implementations",
+    "description": (
+        "The impls of a trait (which types implement it, and where), or the impl blocks of a type "
+        "(its inherent impl and the traits it implements), e.g. {\"symbol\": \"Pricing\"}. "
+        + _PLACE_NOTE
+    ),
+    "inputSchema": _schema({**_PLACE, "max": _MAX}, _required_by("implementations")),
+    "annotations": _annotations("Find implementations"),
+}
+
+RUST_RENAME: dict[str, Any] = {
+    "name": "rust_rename",
+    "title": "Rename a symbol everywhere",
+    "description": (
+        "Rename a function, method, type, field, variable or module item everywhere it is used, as the "
+        "compiler understands the code (not a text search), e.g. {\"symbol\": \"Order::total\", "
+        "\"new_name\": \"sum\", \"apply\": \"overlay\"}. Without `apply` it answers the edits only. An invalid "
+        "name is refused with the reason. After applying as overlays, rust_validate the files, then write "
+        "them. " + _PLACE_NOTE
+    ),
+    "inputSchema": _schema({
+        **_PLACE,
+        "new_name": {"type": "string", "description": "The new name, e.g. \"sum\"."},
+        "apply": _APPLY,
+    }, _required_by("rename")),
+    "annotations": _annotations("Rename a symbol everywhere", read_only=False),
+}
+
+RUST_FIXES: dict[str, Any] = {
+    "name": "rust_fixes",
+    "title": "Quick fixes at a place",
+    "description": (
+        "The quick fixes and refactorings rust-analyzer offers at a position or on some lines: fill "
+        "missing match arms, add a missing import, add missing trait items, extract a variable, ... "
+        "Each comes with an `id` to pass to rust_apply_fix. Pass `code` to keep only the fixes for that "
+        "diagnostic, e.g. {\"file\": \"src/status.rs\", \"line\": 12, \"code\": \"E0004\"} after rust_validate "
+        "reported E0004 on line 12. " + POSITION_NOTE + " " + PATH_NOTE
+    ),
+    "inputSchema": _schema({
+        "file": _FILE,
+        "line": {**_LINE, "description": "The (first) line to look at, 1-based."},
+        "character": {**_CHARACTER, "description": f"{_CHARACTER['description']} Optional: without it, "
+                      "the whole line (and up to end_line)."},
+        "end_line": {**_LINE, "description": "The last line of a range, 1-based, inclusive."},
+        "code": {"type": "string", "description": "A diagnostic code, e.g. \"E0004\": only its quick fixes."},
+        "max": _MAX,
+    }, ["file", "line"]),
+    "annotations": _annotations("Quick fixes at a place"),
+}
+
+RUST_APPLY_FIX: dict[str, Any] = {
+    "name": "rust_apply_fix",
+    "title": "Apply a quick fix",
+    "description": (
+        "See or apply one fix that rust_fixes offered, by its id, e.g. {\"file\": \"src/status.rs\", \"id\": "
+        "\"12:4-12:18/0/2bb88f70\", \"apply\": \"overlay\"}. \"overlay\" keeps the disk untouched (every "
+        "later call sees the change; rust_validate it), \"disk\" writes the files; without apply it "
+        "only answers the edits. A fix no longer offered there (the code changed) is refused: ask rust_fixes again. "
+        + PATH_NOTE
+    ),
+    "inputSchema": _schema({
+        "file": _FILE,
+        "id": {"type": "string", "description": "A fix's id as rust_fixes answered it."},
+        "apply": _APPLY,
+    }, _required_by("apply_fix")),
+    "annotations": _annotations("Apply a quick fix", read_only=False),
+}
+
+NAVIGATION_DESCRIPTORS = (RUST_SYMBOLS, RUST_DEFINITION, RUST_REFERENCES, RUST_IMPLEMENTATIONS, RUST_RENAME,
+                          RUST_FIXES, RUST_APPLY_FIX)
+
 DESCRIPTORS: dict[str, dict[str, Any]] = {
-    d["name"]: d for d in (RUST_VALIDATE, RUST_TYPE, RUST_COMPLETE, RUST_SCOPE, RUST_UPDATE, RUST_CHECK)
+    d["name"]: d for d in (RUST_VALIDATE, RUST_TYPE, RUST_COMPLETE, RUST_SCOPE, RUST_UPDATE, RUST_CHECK,
+                           *NAVIGATION_DESCRIPTORS)
 }
 
 INSTRUCTIONS = (
     "Rust analysis for one Cargo project, backed by one warm rust-analyzer and the project's policy "
     "(conform.toml). Validate every Rust file you edit with rust_validate; ask rust_type and "
     "rust_complete instead of guessing types or APIs; call rust_scope before writing into a file to "
-    "learn its module and the newtypes to use; run rust_check before you call a change done. "
+    "learn its module and the newtypes to use; find code by name with rust_symbols, rust_definition, "
+    "rust_references and rust_implementations, and change it with rust_rename and rust_fixes; run "
+    "rust_check before you call a change done. "
     + POSITION_NOTE + " " + PATH_NOTE + " The first call starts the analyzer, which takes some seconds "
     "to index the project."
 )
 
 __all__ = [
     "DESCRIPTORS",
+    "NAVIGATION_DESCRIPTORS",
+    "RUST_APPLY_FIX",
+    "RUST_DEFINITION",
+    "RUST_FIXES",
+    "RUST_IMPLEMENTATIONS",
+    "RUST_REFERENCES",
+    "RUST_RENAME",
+    "RUST_SYMBOLS",
     "INSTRUCTIONS",
     "PATH_NOTE",
     "POSITION_NOTE",

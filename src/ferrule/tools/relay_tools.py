@@ -1,4 +1,6 @@
-"""The relay's operations as MCP tools: rust_validate, rust_type, rust_complete, rust_scope, rust_update.
+"""The relay's operations as MCP tools: rust_validate, rust_type, rust_complete, rust_scope, rust_update,
+and navigation by name: rust_symbols, rust_definition, rust_references, rust_implementations,
+rust_rename, rust_fixes, rust_apply_fix.
 
 The server checks each call's arguments against the tool's input schema before `run`; the tool maps
 them onto the op's params (docs/PROTOCOL.md section 3), runs the op on the server's shared relay
@@ -58,6 +60,55 @@ def _update_params(args: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": args["file"], "content": args["content"]}
 
 
+# ---- navigation by name ----------------------------------------------------------------------------
+
+
+def _place(args: Mapping[str, Any]) -> dict[str, Any]:
+    """`symbol`, or `file` with `line` and `character`: the place a navigation tool looks at."""
+    if args.get("symbol") is not None:
+        if any(args.get(name) is not None for name in ("file", "line", "character")):
+            raise ArgumentError("pass either 'symbol' or 'file' with 'line' and 'character', not both")
+        return {"symbol": args["symbol"]}
+    if args.get("file") is None or args.get("line") is None:
+        raise ArgumentError("missing 'symbol', or 'file' with 'line' and 'character': one of them names the place")
+    return {"file": args["file"], "position": _position(args)}
+
+
+def _symbols_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    return _copy(args, ("file", "query", "kinds", "max"))
+
+
+def _definition_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    return _place(args)
+
+
+def _references_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    return {**_place(args), **_copy(args, ("include_declaration", "max"))}
+
+
+def _implementations_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    return {**_place(args), **_copy(args, ("max",))}
+
+
+def _rename_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    return {**_place(args), **_copy(args, ("new_name", "apply"))}
+
+
+def _fixes_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    params = _copy(args, ("file", "code", "max"))
+    if args.get("character") is not None:
+        if args.get("end_line") is not None:
+            raise ArgumentError("pass 'character' for a position, or 'end_line' for a range of lines, not both")
+        params["position"] = _position(args)
+    else:
+        params.update(_copy(args, ("line", "end_line")))
+    return params
+
+
+def _apply_fix_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    return _copy(args, ("file", "id", "apply"))
+
+
 def argument_error(tool: str, schema: dict[str, Any], message: str) -> ToolOutput:
     args = ", ".join(
         f"{name}{'' if name in schema.get('required', []) else '?'}" for name in schema.get("properties", {})
@@ -106,11 +157,18 @@ _OPS: tuple[tuple[dict[str, Any], str, ParamsBuilder, Callable[..., str]], ...] 
     (descriptors.RUST_COMPLETE, "complete", _complete_params, reports.render_complete),
     (descriptors.RUST_SCOPE, "scope", _scope_params, reports.render_scope),
     (descriptors.RUST_UPDATE, "update", _update_params, reports.render_update),
+    (descriptors.RUST_SYMBOLS, "symbols", _symbols_params, reports.render_symbols),
+    (descriptors.RUST_DEFINITION, "definition", _definition_params, reports.render_locations),
+    (descriptors.RUST_REFERENCES, "references", _references_params, reports.render_references),
+    (descriptors.RUST_IMPLEMENTATIONS, "implementations", _implementations_params, reports.render_locations),
+    (descriptors.RUST_RENAME, "rename", _rename_params, reports.render_edits),
+    (descriptors.RUST_FIXES, "fixes", _fixes_params, reports.render_fixes),
+    (descriptors.RUST_APPLY_FIX, "apply_fix", _apply_fix_params, reports.render_edits),
 )
 
 
 def relay_tools(relay: SharedRelay) -> list[RelayTool]:
-    """The five relay tools, all on `relay`."""
+    """The relay tools, all on `relay`."""
     return [RelayTool(descriptor, op, relay, build, renderer) for descriptor, op, build, renderer in _OPS]
 
 

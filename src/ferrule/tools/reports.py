@@ -185,6 +185,102 @@ def render_update(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     )
 
 
+# ---- navigation by name ----------------------------------------------------------------------------
+
+
+def _asked(args: Mapping[str, Any]) -> str:
+    """What the call looked at: the symbol, or file line:character."""
+    return f"`{args['symbol']}`" if args.get("symbol") else _where(args)
+
+
+def _location_line(location: Mapping[str, Any], indent: str = "  ") -> str:
+    mark = "  (read-only library file)" if location.get("read_only") else ""
+    text = str(location.get("text") or "").strip()
+    return f"{indent}{location.get('file', '?')}:{location.get('line', '?')}:{location.get('character', '?')}{mark}" + (
+        f"\n{indent}    {text}" if text else "")
+
+
+def _more(count: int, what: str) -> list[str]:
+    return [f"... and {_plural(count, what)} more (raise `max` to see them)"] if count else []
+
+
+def render_symbols(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    symbols = result.get("symbols") or []
+    more = int(result.get("more") or 0)
+    if args.get("query") is not None:
+        if not symbols:
+            return f"no symbols match {args['query']!r}"
+        lines = [f"{_plural(len(symbols) + more, 'symbol')} matching {args['query']!r}:"]
+        for s in symbols:
+            qualified = f"{s['container']}::{s['name']}" if s.get("container") else s.get("name", "")
+            lines.append(f"  {s.get('kind', '')} {qualified}")
+            lines.append(_location_line(s, "    "))
+        return "\n".join(lines + _more(more, "symbol"))
+    if not symbols:
+        return f"{args.get('file', '?')}: no items"
+    lines = [f"{args.get('file', '?')}: outline"]
+
+    def walk(entries: Sequence[Mapping[str, Any]], depth: int) -> None:
+        for entry in entries:
+            span = f"{entry.get('line')}-{entry.get('end_line')}"
+            detail = f"  {_cut(entry['detail'], _TYPE_WIDTH)}" if entry.get("detail") else ""
+            lines.append(f"{'  ' * (depth + 1)}{span} {entry.get('kind', '')} {entry.get('name', '')}{detail}")
+            walk(entry.get("children") or [], depth + 1)
+
+    walk(symbols, 0)
+    return "\n".join(lines + _more(more, "item"))
+
+
+def render_locations(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    locations = result.get("locations") or []
+    if not locations:
+        return f"{_asked(args)}: nothing found"
+    lines = [f"{_asked(args)}: {_plural(len(locations) + int(result.get('more') or 0), 'location')}"]
+    lines.extend(_location_line(location) for location in locations)
+    return "\n".join(lines + _more(int(result.get("more") or 0), "location"))
+
+
+def render_references(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    groups = result.get("files") or []
+    count = int(result.get("count") or 0)
+    if not count:
+        return f"{_asked(args)}: no references"
+    lines = [f"{_asked(args)}: {_plural(count, 'reference')} in {_plural(len(groups), 'file')}"
+             + (" (at least; more files may follow)" if result.get("more") else "")]
+    for group in groups:
+        lines.append(f"  {group.get('file', '?')}")
+        for ref in group.get("references") or []:
+            lines.append(f"    {ref.get('line', '?')}:{ref.get('character', '?')}  {str(ref.get('text') or '').strip()}")
+    return "\n".join(lines + _more(int(result.get("more") or 0), "reference"))
+
+
+_APPLIED = {"overlay": "applied as overlays (the disk is unchanged)", "disk": "written to disk"}
+
+
+def render_edits(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    changes = result.get("changes") or []
+    edits = sum(len(change.get("edits") or []) for change in changes)
+    what = f"fix {result['title']!r}" if result.get("title") else f"rename {_asked(args)} to {args.get('new_name')!r}"
+    status = _APPLIED.get(str(result.get("applied")), "not applied (pass apply: \"overlay\" or \"disk\")")
+    lines = [f"{what}: {_plural(edits, 'edit')} in {_plural(len(changes), 'file')}, {status}"]
+    for change in changes:
+        lines.append(f"  {change.get('file', '?')}")
+        for edit in change.get("edits") or []:
+            span = f"{edit['line']}:{edit['character']}-{edit['end_line']}:{edit['end_character']}"
+            lines.append(f"    {span} -> {_cut(repr(edit.get('new_text', '')), _TYPE_WIDTH)}")
+    return "\n".join(lines)
+
+
+def render_fixes(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    fixes = result.get("fixes") or []
+    code = f" for {args['code']}" if args.get("code") else ""
+    if not fixes:
+        return f"{_where(args)}: no fixes{code}"
+    lines = [f"{_where(args)}: {_plural(len(fixes), 'fix')}{code} (apply one with rust_apply_fix and its id)"]
+    lines.extend(_columns([[f["id"], f.get("kind") or "", f.get("title", "")] for f in fixes]))
+    return "\n".join(lines + _more(int(result.get("more") or 0), "fix"))
+
+
 def render_error(error: Mapping[str, Any], *, tool: str | None = None, retried: bool = False) -> str:
     kind = error.get("kind", "error")
     lead = f"{tool} failed: " if tool else ""
@@ -211,12 +307,24 @@ RENDERERS = {
     "complete": render_complete,
     "scope": render_scope,
     "update": render_update,
+    "symbols": render_symbols,
+    "definition": render_locations,
+    "references": render_references,
+    "implementations": render_locations,
+    "rename": render_edits,
+    "fixes": render_fixes,
+    "apply_fix": render_edits,
 }
 
 __all__ = [
     "RENDERERS",
     "error_output",
     "render_complete",
+    "render_edits",
+    "render_fixes",
+    "render_locations",
+    "render_references",
+    "render_symbols",
     "render_error",
     "render_scope",
     "render_type",

@@ -12,24 +12,37 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ferrule.relay.ops import completion, hover, lifecycle, overlay, validate
+from ferrule.relay.ops import completion, edits, hover, lifecycle, navigation, overlay, validate
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import (
+    ApplyFixParams,
     CompleteParams,
+    DefinitionParams,
     FileParams,
+    FixesParams,
+    ImplementationsParams,
     InitParams,
     OpParams,
+    ReferencesParams,
+    RenameParams,
     ScopeParams,
     ShutdownParams,
+    SymbolsParams,
     TypeParams,
     UpdateParams,
     ValidateParams,
 )
 from ferrule.relay.results import (
+    ApplyFixResult,
     CompleteResult,
+    EditResult,
+    FixesResult,
     InitResult,
+    LocationsResult,
+    ReferencesResult,
     ScopeResult,
     ShutdownResult,
+    SymbolsResult,
     TypeResult,
     UpdateResult,
     ValidateResult,
@@ -43,12 +56,24 @@ def _never(params: Any) -> bool:
     return False
 
 
+def _always(params: Any) -> bool:
+    return True
+
+
+def _answers_only(params: Any) -> bool:
+    return params.apply is None
+
+
 def _without_content(params: Any) -> bool:
     return params.content is None
 
 
 def _at_a_position(params: ScopeParams) -> bool:
     return params.position is not None  # without one it shows a probe appended to the file
+
+
+def _applies(params: Any) -> bool:
+    return params.apply is not None
 
 
 @dataclass(frozen=True)
@@ -61,6 +86,8 @@ class Op(Generic[P, R]):
     handler: Callable[[OpContext, P], Awaitable[R]]
     only_reads: Callable[[P], bool] = _never  # changes nothing the analyzer sees, even for a moment
     reads_when: str = "never"  # the same rule in words, for the docs
+    # changes files other than its own (an edit applied across the project): ordered as a barrier
+    spans_files: Callable[[P], bool] = _never
 
     @property
     def on_a_file(self) -> bool:
@@ -81,6 +108,21 @@ OPS: dict[str, Op[Any, Any]] = {op.name: op for op in (
        CompleteParams, CompleteResult, 20_000, completion.complete, _without_content, "without `content`"),
     Op("type", "the type under a position (hover)",
        TypeParams, TypeResult, 20_000, hover.type_at, _without_content, "without `content`"),
+    # navigation by name
+    Op("symbols", "a file's outline, or a workspace search by name",
+       SymbolsParams, SymbolsResult, 20_000, navigation.symbols, _always, "always"),
+    Op("definition", "where the symbol at a position, or of a name, is defined",
+       DefinitionParams, LocationsResult, 20_000, navigation.definition, _always, "always"),
+    Op("references", "every use of a symbol, grouped by file",
+       ReferencesParams, ReferencesResult, 30_000, navigation.references, _always, "always"),
+    Op("implementations", "the impls of a trait, or the impls for a type",
+       ImplementationsParams, LocationsResult, 20_000, navigation.implementations, _always, "always"),
+    Op("rename", "rename a symbol everywhere: the edits, applied as overlays or to disk on request",
+       RenameParams, EditResult, 30_000, edits.rename, _answers_only, "without `apply`", _applies),
+    Op("fixes", "the analyzer's quick fixes and assists at a position or lines",
+       FixesParams, FixesResult, 20_000, edits.fixes, _always, "always"),
+    Op("apply_fix", "one of the fixes `fixes` answered: its edits, applied as overlays or to disk on request",
+       ApplyFixParams, ApplyFixResult, 30_000, edits.apply_fix, _answers_only, "without `apply`", _applies),
     Op("shutdown", "stop the analyzer (LSP shutdown/exit) and end the relay",
        ShutdownParams, ShutdownResult, 10_000, lifecycle.shutdown),
 )}

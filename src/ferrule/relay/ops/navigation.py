@@ -1,0 +1,164 @@
+"""`symbols`, `definition`, `references`, `implementations`: where things are, by position or by name.
+
+Every answer is bounded: at most `max` items (a default when absent), and `more` counts the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ferrule.project import BadRequest
+from ferrule.relay.mapping import symbol_kind
+from ferrule.relay.ops.context import OpContext
+from ferrule.relay.params import (
+    NAVIGATION_MAX_DEFAULT,
+    DefinitionParams,
+    ImplementationsParams,
+    ReferencesParams,
+    SymbolsParams,
+)
+from ferrule.relay.places import Places, lsp_locations
+from ferrule.relay.results import (
+    FileReferences,
+    FoundSymbol,
+    Location,
+    LocationsResult,
+    OutlineSymbol,
+    ReferencesResult,
+    SymbolsResult,
+)
+from ferrule.relay.symbols import target, workspace_symbols
+
+
+async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
+    limit = params.max or NAVIGATION_MAX_DEFAULT
+    kinds = frozenset(params.kinds) if params.kinds else None
+    if (params.file is None) == (params.query is None):
+        raise BadRequest("symbols takes `file` (the file's outline) or `query` (a workspace search), one of them",
+                         "e.g. {\"file\": \"src/lib.rs\"} or {\"query\": \"Order\"}")
+    if params.file is not None:
+        file = ctx.file(params)
+        ctx.documents.require(file, None)
+        answer = await ctx.request("textDocument/documentSymbol",
+                                   {"textDocument": {"uri": ctx.documents.uri(file.rel)}})
+        outline = [_outline(item, None) for item in answer or []]
+        if kinds is not None:
+            outline = [s for s in _flattened(outline) if s["kind"] in kinds]
+        kept, more = _capped_tree(outline, limit)
+        outline_result: SymbolsResult = {"symbols": kept, "more": more}
+        return ctx.mark(outline_result)
+    query = params.query or ""
+    places = Places(ctx)
+    found: list[FoundSymbol] = []
+    for item in await workspace_symbols(ctx, query):
+        container = item.get("containerName")
+        kind = symbol_kind(item.get("kind"), container)
+        if kinds is None or kind in kinds:
+            location = places.location(item["location"]["uri"], item["location"]["range"])
+            found.append({**location, "name": item.get("name", ""), "kind": kind, "container": container})
+    found.sort(key=lambda s: (s["name"] != query, s["name"].lower() != query.lower()))  # exact first, stable
+    search_result: SymbolsResult = {"symbols": found[:limit], "more": max(0, len(found) - limit)}
+    return ctx.mark(search_result)
+
+
+async def definition(ctx: OpContext, params: DefinitionParams) -> LocationsResult:
+    return await _locations(ctx, params, "textDocument/definition", NAVIGATION_MAX_DEFAULT)
+
+
+async def implementations(ctx: OpContext, params: ImplementationsParams) -> LocationsResult:
+    return await _locations(ctx, params, "textDocument/implementation", params.max or NAVIGATION_MAX_DEFAULT)
+
+
+async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResult:
+    place = await target(ctx, params)
+    include = True if params.include_declaration is None else params.include_declaration
+    answer = await ctx.request("textDocument/references", {
+        "textDocument": {"uri": place.uri}, "position": place.position, "context": {"includeDeclaration": include}})
+    places = Places(ctx)
+    found = [places.location(uri, lsp_range) for uri, lsp_range in lsp_locations(answer)]
+    limit = params.max or NAVIGATION_MAX_DEFAULT
+    by_file: dict[str, list[Location]] = {}
+    for location in found:
+        by_file.setdefault(location["file"], []).append(location)
+    files: list[FileReferences] = []
+    shown = 0
+    for file, located in by_file.items():
+        located.sort(key=lambda loc: (loc["line"], loc["character"]))
+        kept = located[:max(0, limit - shown)]
+        if kept:
+            files.append({"file": file, "references": kept})
+            shown += len(kept)
+    result: ReferencesResult = {"files": files, "count": len(found), "more": len(found) - shown}
+    return ctx.mark(result)
+
+
+async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsParams, method: str,
+                     limit: int) -> LocationsResult:
+    place = await target(ctx, params)
+    answer = await ctx.request(method, {"textDocument": {"uri": place.uri}, "position": place.position})
+    places = Places(ctx)
+    # in file order, not the analyzer's, which differs from one run to the next
+    found = sorted(lsp_locations(answer), key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
+    located = [places.location(uri, lsp_range) for uri, lsp_range in found[:limit]]
+    result: LocationsResult = {"locations": located, "more": max(0, len(found) - limit)}
+    return ctx.mark(result)
+
+
+def _outline(item: dict[str, Any], container: str | None) -> OutlineSymbol:
+    """One documentSymbol as the outline shows it; a flat SymbolInformation list is shown flat."""
+    lsp_range = item.get("range") or item.get("location", {}).get("range")
+    entry: OutlineSymbol = {
+        "name": item.get("name", ""),
+        "kind": symbol_kind(item.get("kind"), container),
+        "line": lsp_range["start"]["line"] + 1,
+        "end_line": lsp_range["end"]["line"] + 1,
+        "detail": item.get("detail") or "",
+    }
+    outer = container or item.get("containerName")
+    if outer:
+        entry["container"] = outer
+    children = item.get("children")
+    if children:
+        entry["children"] = [_outline(child, entry["name"]) for child in children]
+    return entry
+
+
+def _flattened(outline: list[OutlineSymbol]) -> list[OutlineSymbol]:
+    flat: list[OutlineSymbol] = []
+    for entry in outline:
+        children = entry.pop("children", None)
+        flat.append(entry)
+        if children:
+            flat.extend(_flattened(children))
+    return flat
+
+
+def _capped_tree(outline: list[OutlineSymbol], limit: int) -> tuple[list[OutlineSymbol], int]:
+    """The first `limit` entries in reading order (parents before their children), and how many more."""
+    left = limit
+    more = 0
+
+    def keep(entries: list[OutlineSymbol]) -> list[OutlineSymbol]:
+        nonlocal left, more
+        kept = []
+        for entry in entries:
+            if left <= 0:
+                more += 1 + _count(entry.get("children") or [])
+                continue
+            left -= 1
+            children = entry.pop("children", None)
+            if children:
+                inner = keep(children)
+                if inner:
+                    entry["children"] = inner
+            kept.append(entry)
+        return kept
+
+    return keep(outline), more
+
+
+def _count(entries: list[OutlineSymbol]) -> int:
+    return sum(1 + _count(entry.get("children") or []) for entry in entries)
+
+
+__all__ = ["definition", "implementations", "references", "symbols"]

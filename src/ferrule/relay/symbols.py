@@ -1,0 +1,151 @@
+"""Names to positions: what an agent calls `Order::total` is found through the analyzer's workspace
+symbol search and resolved to the one place it names.
+
+A name or a path (`orders::pricing::Order::total`, `Pricing`, `Order::total`): the last segment is the
+name, searched exactly; the segments before it must appear, in order, in the candidate's path (its
+module path from its file, then its container). `use` re-exports give way to what they re-export.
+One match is the answer; several are a `protocol` error listing them; none suggests the closest names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ferrule.project import BadRequest
+from ferrule.relay import mapping
+from ferrule.relay.ops.context import OpContext
+from ferrule.relay.params import TargetParams
+from ferrule.relay.places import Places
+
+CANDIDATES_SHOWN = 10  # in an ambiguity's message
+SUGGESTIONS = 5
+
+_USE = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?use\b")
+_SEGMENT_RECIPE = ("pass a name such as `total`, or a path such as `Order::total` or "
+                   "`orders::pricing::Order::total`; `symbols` with `query` lists what is there")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where an op looks: a document and a position in the analyzer's own encoding."""
+
+    uri: str
+    position: dict[str, int]
+
+
+def split_path(spec: str) -> list[str]:
+    segments = [segment.strip() for segment in spec.strip().split("::")]
+    if segments and segments[0] == "crate":
+        segments = segments[1:]
+    if not segments or not all(mapping.is_rust_name(segment.removesuffix("!")) for segment in segments):
+        raise BadRequest(f"`symbol` {spec!r} is not a Rust name or path", _SEGMENT_RECIPE)
+    return segments
+
+
+async def workspace_symbols(ctx: OpContext, query: str, *, libraries: bool = False) -> list[dict[str, Any]]:
+    """rust-analyzer's workspace symbol search over every kind of item (not only types, its default)."""
+    answer = await ctx.request("workspace/symbol", {
+        "query": query, "searchKind": "allSymbols",
+        "searchScope": "workspaceAndDependencies" if libraries else "workspace"})
+    return list(answer or [])
+
+
+async def target(ctx: OpContext, params: TargetParams) -> Target:
+    """The op's place: `{file, position}` as given, or `{symbol}` resolved."""
+    if params.symbol is not None:
+        if params.file is not None or params.position is not None:
+            raise BadRequest("pass either `symbol` or `file` with `position`, not both", _SEGMENT_RECIPE)
+        return await resolve(ctx, params.symbol)
+    if params.file is None or params.position is None:
+        raise BadRequest("missing `symbol`, or `file` with `position`: one of them names the place",
+                         _SEGMENT_RECIPE)
+    file = ctx.file(params)
+    ctx.documents.require(file, None)
+    return Target(ctx.documents.uri(file.rel), ctx.lsp_position(file, params.position, None))
+
+
+async def resolve(ctx: OpContext, spec: str) -> Target:
+    segments = split_path(spec)
+    name = segments[-1].removesuffix("!")
+    found = await workspace_symbols(ctx, name)
+    exact = [s for s in found if s.get("name") == name]
+    if not exact:  # not in the project: the standard library and the dependencies
+        found += await workspace_symbols(ctx, name, libraries=True)
+        exact = [s for s in found if s.get("name") == name]
+    places = Places(ctx)
+    matching = [s for s in exact if _qualified_by(_path_of(places, s), segments[:-1])]
+    definitions = [s for s in matching if not _is_reexport(places, s)]
+    matching = _unique(definitions or matching)
+    if len(matching) == 1:
+        location = matching[0]["location"]
+        return Target(location["uri"], location["range"]["start"])
+    if matching:
+        shown = [_described(places, s) for s in matching[:CANDIDATES_SHOWN]]
+        rest = len(matching) - len(shown)
+        raise BadRequest(
+            f"`symbol` {spec!r} is ambiguous: {len(matching)} matches: " + "; ".join(shown)
+            + (f"; and {rest} more" if rest > 0 else ""),
+            "qualify the name with its type or module (e.g. `Order::total`), or pass `file` and `position`")
+    if exact:
+        raise BadRequest(
+            f"no `{name}` matches {spec!r}; `{name}` is: " + "; ".join(
+                _described(places, s) for s in exact[:CANDIDATES_SHOWN]), _SEGMENT_RECIPE)
+    close = difflib.get_close_matches(name, sorted({str(s.get("name")) for s in found}), n=SUGGESTIONS, cutoff=0.5)
+    hint = f"; closest names: {', '.join(close)}" if close else ""
+    raise BadRequest(f"no symbol named `{name}` in the workspace or its libraries{hint}", _SEGMENT_RECIPE)
+
+
+def _path_of(places: Places, symbol: dict[str, Any]) -> list[str]:
+    """The candidate's path segments before its name: its file's module path, then its container."""
+    shown, read_only, _, _ = places.file(symbol["location"]["uri"])
+    module = mapping.module_path(shown) if not read_only else None
+    segments = module.split("::")[1:] if module else []
+    container = symbol.get("containerName")
+    if container and (not segments or segments[-1] != container):
+        segments.append(container)
+    return segments
+
+
+def _qualified_by(path: list[str], qualifiers: list[str]) -> bool:
+    """Whether `qualifiers` appear in `path` in order; the first of several that is not in the path may
+    be the crate's own name."""
+    def subsequence(wanted: list[str]) -> bool:
+        remaining = iter(path)
+        return all(any(segment == want for segment in remaining) for want in wanted)
+
+    return subsequence(qualifiers) or (
+        len(qualifiers) > 1 and qualifiers[0] not in path and subsequence(qualifiers[1:]))
+
+
+def _is_reexport(places: Places, symbol: dict[str, Any]) -> bool:
+    location = symbol["location"]
+    _, _, index, _ = places.file(location["uri"])
+    if index is None:
+        return False
+    line = location["range"]["start"]["line"]
+    return 0 <= line < index.line_count and _USE.match(index.line(line)) is not None
+
+
+def _unique(symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[tuple[str, int, int]] = set()
+    kept = []
+    for symbol in symbols:
+        start = symbol["location"]["range"]["start"]
+        key = (symbol["location"]["uri"], start["line"], start["character"])
+        if key not in seen:
+            seen.add(key)
+            kept.append(symbol)
+    return kept
+
+
+def _described(places: Places, symbol: dict[str, Any]) -> str:
+    location = places.location(symbol["location"]["uri"], symbol["location"]["range"])
+    container = symbol.get("containerName")
+    qualified = f"{container}::{symbol.get('name')}" if container else str(symbol.get("name"))
+    return f"{qualified} ({mapping.symbol_kind(symbol.get('kind'), container)}) at {location['file']}:{location['line']}"
+
+
+__all__ = ["Target", "resolve", "split_path", "target", "workspace_symbols"]

@@ -1,0 +1,47 @@
+"""Which files outside the project the relay may read: only those under a library root, as named."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ferrule.relay import texts
+from ferrule.relay.libraries import LibraryRoots
+
+
+def test_library_files_are_shown_under_their_root_and_nothing_else_is_a_library(tmp_path):
+    sysroot = tmp_path / "library"
+    (sysroot / "alloc" / "src" / "vec").mkdir(parents=True)
+    registry = tmp_path / "cargo" / "registry" / "src" / "index.crates.io-6f17d22bba15001f"
+    (registry / "serde-1.0.152" / "src" / "de").mkdir(parents=True)
+    roots = LibraryRoots.from_environment({"RUST_SRC_PATH": str(sysroot), "CARGO_HOME": str(tmp_path / "cargo")})
+    vec = str(sysroot / "alloc" / "src" / "vec" / "mod.rs")
+    assert roots.shown(vec) == ("alloc/src/vec/mod.rs", vec)
+    de = registry / "serde-1.0.152" / "src" / "de" / "mod.rs"
+    assert roots.shown(str(de))[0] == "serde-1.0.152/src/de/mod.rs"
+    for outside in ("/etc/passwd", f"{sysroot}/../secret.rs", f"{sysroot}/alloc/../../secret.rs",
+                    str(tmp_path / "cargo" / "registry" / "src" / "stray.rs"), str(sysroot) + "-evil/x.rs"):
+        assert roots.shown(outside) is None, outside
+
+
+def test_a_file_changed_on_disk_is_read_again(tmp_path):
+    file = tmp_path / "a.rs"
+    file.write_text("fn a() {}\n")
+    assert texts.disk(str(file))[0] == "fn a() {}\n"
+    file.write_text("fn b() {}\n")
+    later = time.time() + 1
+    os.utime(file, (later, later))  # a coarse clock may give both writes one mtime
+    text, index = texts.disk(str(file))
+    assert text == "fn b() {}\n" and index.line(0) == "fn b() {}"
+
+
+def test_the_analyzer_is_told_what_navigation_needs(tmp_path):
+    from ferrule.relay.analyzer import initialize_params
+
+    capabilities = initialize_params(tmp_path)["capabilities"]
+    text = capabilities["textDocument"]
+    assert text["documentSymbol"]["hierarchicalDocumentSymbolSupport"] is True
+    assert text["rename"]["prepareSupport"] is True
+    assert "edit" in text["codeAction"]["resolveSupport"]["properties"]
+    assert "quickfix" in text["codeAction"]["codeActionLiteralSupport"]["codeActionKind"]["valueSet"]
+    assert capabilities["workspace"]["workspaceEdit"]["documentChanges"] is True

@@ -1,0 +1,71 @@
+"""The one-shot navigation commands as a person runs them: `ferrule definition --symbol Order::total`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ferrule.relay.navigation_cli import text
+
+ORDERS = Path(__file__).resolve().parents[1] / "fixtures" / "orders"
+
+
+def ferrule(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ferrule", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONUTF8": "1"})
+
+
+@pytest.fixture
+def crate(tmp_path) -> Path:
+    return Path(shutil.copytree(ORDERS, tmp_path / "orders"))
+
+
+@pytest.mark.live
+def test_a_definition_by_name_prints_file_line_col_and_the_line(crate):
+    done = ferrule("definition", "--symbol", "Order::total", "-q", cwd=crate)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "src/orders/pricing.rs:22:12: pub fn total(&self) -> u64 {\n"
+
+
+@pytest.mark.parametrize("args", [["definition"], ["definition", "src/lib.rs"], ["symbols"],
+                                  ["symbols", "src/lib.rs", "--query", "x"]])
+def test_incomplete_commands_are_usage_errors_before_any_analyzer_starts(crate, args):
+    done = ferrule(*args, "-q", cwd=crate)
+    assert done.returncode == 2 and done.stderr.startswith(f"ferrule {args[0]}: ")
+
+
+def test_edits_are_shown_with_one_based_columns_and_whether_they_were_written():
+    value = {"changes": [{"file": "src/a.rs", "edits": [{"line": 3, "character": 4, "end_line": 3,
+                                                         "end_character": 9, "new_text": "sum"}]}],
+             "applied": None}
+    assert text("rename", value) == "src/a.rs:3:5: -> 'sum'\nnot written (pass --write)\n"
+
+
+@pytest.mark.live
+def test_serve_answers_navigation_frames_in_order_around_an_applied_rename(crate):
+    """Pipelined: a rename applied as overlays is a barrier, so the reference search after it sees the
+    new name, and the one before it the old."""
+    frames = [
+        {"op": "references", "params": {"symbol": "Order::total", "include_declaration": False}},
+        {"op": "rename", "params": {"file": "src/orders/pricing.rs", "position": {"line": 22, "character": 12},
+                                    "new_name": "sum", "apply": "overlay"}},
+        {"op": "references", "params": {"symbol": "Order::sum", "include_declaration": False}},
+        {"op": "validate", "params": {"file": "src/report.rs"}},
+        {"op": "shutdown", "params": {}},
+    ]
+    lines = "".join(orjson.dumps({"proto": 1, "id": n, **frame}).decode() + "\n" for n, frame in enumerate(frames))
+    done = subprocess.run([sys.executable, "-m", "ferrule", "serve", "--root", str(crate)], input=lines,
+                          capture_output=True, text=True, timeout=120)
+    answers = {a["id"]: a for a in map(orjson.loads, done.stdout.splitlines())}
+    assert all(a["ok"] for a in answers.values()), answers
+    assert answers[0]["result"]["count"] == answers[2]["result"]["count"] == 4
+    assert all("sum" in r["text"] and "total()" not in r["text"]
+               for g in answers[2]["result"]["files"] for r in g["references"])
+    assert answers[3]["result"]["diagnostics"] == []
+    assert "order.total()" in (crate / "src/report.rs").read_text()
