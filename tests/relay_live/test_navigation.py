@@ -19,6 +19,8 @@ from ferrule.relay import edits
 from ferrule.relay.libraries import library_roots
 from ferrule.relay.sync import SyncSession
 
+pytestmark = pytest.mark.live
+
 
 @pytest.fixture(scope="module")
 def orders(tmp_path_factory, analyzer_path) -> Path:

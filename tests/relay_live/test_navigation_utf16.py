@@ -11,6 +11,8 @@ from tests.relay_live.conftest import copy_crate, live_session, position_of
 
 from ferrule.relay.sync import SyncSession
 
+pytestmark = pytest.mark.live
+
 REPORT = "src/report.rs"
 
 

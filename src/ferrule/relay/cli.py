@@ -280,4 +280,4 @@ def answer(name: str, args: argparse.Namespace, build: Build, show: Callable[[Pa
     return EXIT_OK
 
 
-__all__ = ["ONE_SHOT", "answer", "configure", "find_root", "run_one_shot", "run_serve", "utf8_character"]
+__all__ = ["answer", "configure", "find_root", "run_one_shot", "run_serve", "utf8_character"]
