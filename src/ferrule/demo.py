@@ -62,6 +62,8 @@ def plan(crate: Path) -> list[Step]:
              "a type error from rust-analyzer, and the policy's findings with their advice"),
         Step("rust_type", {"file": PRICING, "line": get_line, "character": get_char},
              "a signature, instead of a guess: what `qty.get()` returns"),
+        Step("rust_references", {"symbol": "unit_price"},
+             "who uses `unit_price`, asked by name: an agent knows names, not positions"),
         Step("rust_complete", {"file": PRICING, "line": dot_line, "character": dot_char, "prefix": "unwrap",
                                "content": draft},
              "what an Option<u32> offers, asked on unsaved text; the panicking entries are marked"),

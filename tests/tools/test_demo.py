@@ -37,17 +37,19 @@ def test_the_demo_shows_each_tool_and_leaves_the_crate_alone(analyzer_env):
     # Each step: the call, its verdict and timing, then the report the agent reads.
     steps = re.findall(r"^(\d)\. (rust_\w+) \{.*\}  (ok|isError), (\d+\.\d) (ms|s)$", out, re.M)
     assert [(n, tool, verdict) for n, tool, verdict, _, _ in steps] == [
-        ("1", "rust_validate", "ok"), ("2", "rust_type", "ok"), ("3", "rust_complete", "ok"),
-        ("4", "rust_scope", "ok"), ("5", "rust_validate", "ok"), ("6", "rust_check", "isError")]
+        ("1", "rust_validate", "ok"), ("2", "rust_type", "ok"), ("3", "rust_references", "ok"),
+        ("4", "rust_complete", "ok"), ("5", "rust_scope", "ok"), ("6", "rust_validate", "ok"),
+        ("7", "rust_check", "isError")]
     assert "| src/orders/pricing.rs: 1 error, 0 warnings; 2 policy findings" in out
     assert "error[E0308]: expected Result<u64, UnknownSku>, found u64" in out
     assert "unwrap-outside-tests" in out and "env-outside-roots" in out
     assert "pub fn get(&self) -> u32" in out
+    assert "let cents = unit_price(sku).ok_or(UnknownSku)?;" in out  # a use, found by the name alone
     assert re.search(r"\|   unwrap\s+method .*UNSAFE", out)
     assert "OrderId (line" in out and "Quantity (line" in out
     assert "seam-doctest: pub fn `line_total_cents`" in out
     assert "policy gate FAILED: 3 new" in out
-    assert re.search(r"6 calls on the warm session: median \d+\.\d ms", out)
+    assert re.search(r"7 calls on the warm session: median \d+\.\d ms", out)
     assert "\x1b[" not in out, "--color never means plain text"
     assert snapshot(DEMO_CRATE) == before, "the demo must not write into the crate"
 
