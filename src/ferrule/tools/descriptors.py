@@ -146,8 +146,8 @@ RUST_UPDATE: dict[str, Any] = {
     "inputSchema": _schema(
         {
             "file": _FILE,
-            "content": {
-                "type": ["string", "null"],
+            "content": {  # anyOf, not a `type` array: hosts that read schemas as OpenAPI refuse those
+                "anyOf": [{"type": "string"}, {"type": "null"}],
                 "description": "The file's full new text, or null to drop the overlay.",
             },
         },
