@@ -71,3 +71,8 @@ def test_every_tool_says_paths_are_root_relative(name):
 
 def test_instructions_state_both_conventions():
     assert "1-based" in INSTRUCTIONS and "relative to the project root" in INSTRUCTIONS
+
+
+def test_complete_says_the_unsafe_mark_is_a_heuristic():
+    description = DESCRIPTORS["rust_complete"]["description"]
+    assert "unsafe" in description and "heuristic" in description and "not a type check" in description

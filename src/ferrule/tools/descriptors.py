@@ -92,7 +92,9 @@ RUST_COMPLETE: dict[str, Any] = {
         "What may be written at a position in a Rust file: rust-analyzer's completions (methods, "
         "fields, functions, types, keywords) with their kind and type, filtered by `prefix` and capped "
         f"at `max` (default {COMPLETE_MAX_DEFAULT}). Entries that would put a panic into domain code (unwrap/expect on an "
-        "Option or Result outside tests) are marked unsafe: prefer the alternatives. To ask what a "
+        "Option or Result outside tests) are marked unsafe: prefer the alternatives. The mark is a heuristic "
+        "(the method's name and a guess at its receiver), not a type check: it can miss a panicking "
+        "method of another name or a receiver it cannot tell. To ask what a "
         "value offers, pass `content` with the line ending in `value.` and the position just after "
         "the dot. " + POSITION_NOTE + " " + PATH_NOTE
     ),
