@@ -14,15 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ferrule.mcp import ToolOutput
+from ferrule.relay.ops.context import plural as _plural
 
 # Wider columns are cut, so that one long type does not push every row off the screen.
 _NAME_WIDTH = 32
 _TYPE_WIDTH = 72
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2, "information": 2, "hint": 3}
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _indent(text: str, prefix: str) -> str:
