@@ -142,3 +142,38 @@ def test_scope_character_without_line_is_refused_by_the_tool(tmp_path):
     assert result["isError"] is True and result["structuredContent"]["error"]["kind"] == "protocol"
     assert "'character' needs 'line'" in result["content"][0]["text"]
     assert sessions == []
+
+
+def _raised(action):
+    try:
+        action()
+    except Exception as error:
+        return error
+    raise AssertionError("expected an error")
+
+
+def test_recipes_name_the_tools_and_arguments_of_this_face(tmp_path):
+    from ferrule.project import ProjectRoot
+    from ferrule.relay.documents import Documents
+    from ferrule.relay.enrichment import PolicySlot
+    from ferrule.relay.params import TypeParams, parse_params
+
+    root = ProjectRoot(tmp_path)
+    (tmp_path / "conform.toml").write_text("max_file_lines = 'many'\n")
+    # the errors as the relay raises them
+    missing = _raised(lambda: Documents(root).disk_text(root.file("src/gone.rs")))
+    bad_params = _raised(lambda: parse_params("type", TypeParams, {"file": "a.rs"}, None))
+    policy = _raised(lambda: PolicySlot(tmp_path, announce=False).load())
+    timeout = OpTimeout.for_op("type", 3000)
+    at = {"file": "a.rs", "line": 1, "character": 0}
+    frames = [call(i, "rust_type", at) for i in range(1, 5)]
+    answers, _, _ = serve(tmp_path, frames, missing, bad_params, policy, timeout)
+    reports = {i: answers[i]["result"]["content"][0]["text"] for i in range(1, 5)}
+    recipes = {i: answers[i]["result"]["structuredContent"]["error"]["recipe"] for i in range(1, 5)}
+    assert "rust_update" in recipes[1] and "`update`" not in reports[1]
+    assert recipes[2] == "call rust_type with {file, line, character, content?}"
+    assert "call the tool again" in recipes[3] and "init" not in reports[3]
+    assert "call rust_type again" in recipes[4]
+    assert reports[4].startswith("rust_type failed: timeout: rust_type got no answer within its budget of 3000 ms")
+    for report in reports.values():  # no relay op or param the agent cannot send
+        assert "timeout_ms" not in report and "docs/PROTOCOL.md" not in report and "init" not in report
