@@ -119,5 +119,9 @@ def test_error_report_carries_kind_message_and_recipe():
     text = reports.render_error(error, tool="rust_type")
     assert text.splitlines() == ["rust_type failed: rust-analyzer-missing: no rust-analyzer found",
                                  "fix: rustup component add rust-analyzer"]
-    retried = reports.render_error({"kind": "oracle-crashed", "message": "died", "recipe": ""}, retried=True)
-    assert "respawned and the call retried once" in retried and "fix:" not in retried
+    crashed = {"kind": "oracle-crashed", "message": "died", "recipe": ""}
+    retried = reports.render_error(crashed, retried=True)
+    assert "retried once; it failed again" in retried and "fix:" not in retried
+    assert "started" not in retried, "nothing was started: the report must not say so"
+    restarted = reports.render_error(crashed, retried=True, restarted=1)
+    assert "a fresh one was started for this call with every overlay re-applied, and the call retried" in restarted

@@ -93,17 +93,34 @@ def test_a_relay_error_is_an_error_result_with_kind_and_recipe(tmp_path):
     assert "budget of 3000 ms" in second["content"][0]["text"]
 
 
+def respawned(then):
+    """A scripted answer given by a freshly spawned analyzer."""
+    def answer(session):
+        session.analyzer_starts += 1
+        return then
+    return answer
+
+
 def test_a_crash_is_retried_once_on_the_wire_too(tmp_path):
     answers, _, sessions = serve(tmp_path, [call(1, "rust_type", {"file": "a.rs", "line": 1, "character": 0}),
-                                            call(2, "rust_type", {"file": "a.rs", "line": 1, "character": 0})],
-                                 OracleCrashed("stream closed"), {"display": "u8"},
-                                 OracleCrashed("died"), OracleCrashed("died again"))
-    assert answers[1]["result"]["isError"] is False
+                                            call(2, "rust_type", {"file": "a.rs", "line": 1, "character": 0}),
+                                            call(3, "rust_type", {"file": "a.rs", "line": 1, "character": 0})],
+                                 OracleCrashed("stream closed"), respawned({"display": "u8", "documentation": ""}),
+                                 OracleCrashed("died"), respawned(OracleCrashed("died again")),
+                                 OracleCrashed("died"), OracleCrashed("no start while cooling down"))
+    first = answers[1]["result"]
+    assert first["isError"] is False and first["structuredContent"] == {"display": "u8", "documentation": ""}
+    assert first["content"][0]["text"].endswith(
+        "note: rust-analyzer had died; a fresh one was started for this call with every overlay re-applied")
     second = answers[2]["result"]
     assert second["isError"] is True and second["structuredContent"] == {
         "error": {"kind": "oracle-crashed", "message": "died again", "recipe": OracleCrashed.default_recipe},
-        "retried": True}
-    assert "respawned and the call retried once" in second["content"][0]["text"]
+        "retried": True, "restarted": 1}
+    assert ("a fresh one was started for this call with every overlay re-applied, and the call retried; "
+            "it failed again") in second["content"][0]["text"]
+    third = answers[3]["result"]  # retried, but nothing started: the report must not claim a respawn
+    assert third["isError"] is True and "restarted" not in third["structuredContent"]
+    assert "started for this call" not in third["content"][0]["text"]
 
 
 def test_indexing_progress_goes_out_with_the_callers_token_before_the_answer(tmp_path):

@@ -15,7 +15,6 @@ from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, path_to_uri
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
 
-
 MISSING_FILE_RECIPE = "create the file, or send its text with `content` or `update` first"
 
 

@@ -114,14 +114,18 @@ class RelayTool:
     def run(self, args: dict[str, Any]) -> ToolOutput:
         try:
             params = self._build_params(args)
-        except ArgumentError as error:
-            return argument_error(self.name, self._descriptor["inputSchema"], str(error))
+        except ArgumentError as wrong:
+            return argument_error(self.name, self._descriptor["inputSchema"], str(wrong))
         outcome = self.relay.call(self.op, params, progress=progress)
         if outcome.error is not None:
-            error = for_tools(outcome.error, self.name, self._descriptor["inputSchema"])
-            return error_output(error, tool=self.name, retried=outcome.retried)
+            record = for_tools(outcome.error, self.name, self._descriptor["inputSchema"])
+            return error_output(record, tool=self.name, retried=outcome.retried, restarted=outcome.restarted)
         result = outcome.result or {}
-        return ToolOutput(self._render(result, args), structured=dict(result))
+        report = self._render(result, args)
+        happened = reports.what_happened(retried=outcome.retried, restarted=outcome.restarted, failed=False)
+        if happened:
+            report += "\n\n" + happened
+        return ToolOutput(report, structured=dict(result))
 
 
 _OPS: tuple[tuple[dict[str, Any], str, ParamsBuilder, Callable[..., str]], ...] = (

@@ -182,24 +182,45 @@ def render_update(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     )
 
 
-def render_error(error: Mapping[str, Any], *, tool: str | None = None, retried: bool = False) -> str:
+RESTARTED_NOTE = "rust-analyzer had died; a fresh one was started for this call with every overlay re-applied"
+
+
+def what_happened(*, retried: bool, restarted: int, failed: bool) -> str | None:
+    """What this call did about a dead analyzer, in one line; None when it did nothing."""
+    if restarted and failed:
+        again = ", and the call retried" if retried else ""
+        return f"({RESTARTED_NOTE}{again}; it failed again)"
+    if restarted:
+        return f"note: {RESTARTED_NOTE}"
+    if retried:
+        return "(the call was retried once; it failed again)" if failed else (
+            "note: the first attempt failed (oracle-crashed); the call was retried once")
+    return None
+
+
+def render_error(error: Mapping[str, Any], *, tool: str | None = None, retried: bool = False,
+                 restarted: int = 0) -> str:
     kind = error.get("kind", "error")
     lead = f"{tool} failed: " if tool else ""
     lines = [f"{lead}{kind}: {error.get('message', '')}".rstrip()]
-    if retried:
-        lines.append("(the analyzer was respawned and the call retried once; it failed again)")
+    happened = what_happened(retried=retried, restarted=restarted, failed=True)
+    if happened:
+        lines.append(happened)
     recipe = error.get("recipe")
     if recipe:
         lines.append(f"fix: {recipe}")
     return "\n".join(lines)
 
 
-def error_output(error: Mapping[str, Any], *, tool: str, retried: bool = False) -> ToolOutput:
+def error_output(error: Mapping[str, Any], *, tool: str, retried: bool = False, restarted: int = 0) -> ToolOutput:
     """An `isError` result: the readable report and `{"error": {kind, message, recipe}}`."""
     structured: dict[str, Any] = {"error": dict(error)}
     if retried:
         structured["retried"] = True
-    return ToolOutput(render_error(error, tool=tool, retried=retried), is_error=True, structured=structured)
+    if restarted:
+        structured["restarted"] = restarted
+    return ToolOutput(render_error(error, tool=tool, retried=retried, restarted=restarted), is_error=True,
+                      structured=structured)
 
 
 RENDERERS = {
