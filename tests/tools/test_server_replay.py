@@ -194,3 +194,20 @@ def test_recipes_name_the_tools_and_arguments_of_this_face(tmp_path):
     assert reports[4].startswith("rust_type failed: timeout: rust_type got no answer within its budget of 3000 ms")
     for report in reports.values():  # no relay op or param the agent cannot send
         assert "timeout_ms" not in report and "docs/PROTOCOL.md" not in report and "init" not in report
+
+
+@pytest.mark.parametrize("revision", ["2024-11-05", "2025-03-26"])
+def test_before_structured_content_the_text_carries_the_error_kind_and_recipe(tmp_path, revision):
+    relay, _ = scripted_link(tmp_path, OpTimeout.for_op("type", 3000), {"display": "u8", "documentation": "",
+                                                                        "indexing": True})
+    tools, _ = build_tools(tmp_path, relay=relay)
+    hello = {**HELLO, "params": {**HELLO["params"], "protocolVersion": revision}}
+    at = {"file": "a.rs", "line": 1, "character": 0}
+    transport = ReplayTransport([hello, call(1, "rust_type", at), call(2, "rust_type", at)])
+    Server("ferrule", __version__, ToolSet(tools), instructions=INSTRUCTIONS).run(transport)
+    answers = {m["id"]: m for m in map(orjson.loads, transport.output) if "id" in m}
+    failed, answered = answers[1]["result"], answers[2]["result"]
+    assert "structuredContent" not in failed and "structuredContent" not in answered
+    text = failed["content"][0]["text"]
+    assert failed["isError"] is True and "timeout:" in text and "fix: call rust_type again" in text
+    assert "still indexing" in answered["content"][0]["text"]

@@ -3,8 +3,9 @@
 One function per operation, each taking the relay's result object (docs/PROTOCOL.md section 3) and
 the request that produced it. The text leads with the answer in one line, then the detail, one item a
 line, with positions as `line:character` in the request's own convention. The structured result goes
-to the agent unchanged beside it; this is the readable view, so it never drops a fact the agent needs
-to act (every diagnostic, finding and piece of advice is shown) but summarises bulk (facts).
+beside it only to clients of MCP 2025-06-18 and later, so the report is the whole answer: every
+diagnostic, finding, piece of advice, fact, entry and name in full, and whether the analyzer was still
+indexing.
 """
 
 from __future__ import annotations
@@ -16,9 +17,6 @@ from typing import Any
 from ferrule.mcp import ToolOutput
 from ferrule.relay.ops.context import plural as _plural
 
-# Wider columns are cut, so that one long type does not push every row off the screen.
-_NAME_WIDTH = 32
-_TYPE_WIDTH = 72
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2, "information": 2, "hint": 3}
 
 
@@ -26,9 +24,34 @@ def _indent(text: str, prefix: str) -> str:
     return "\n".join(prefix + line if line else line for line in str(text).splitlines())
 
 
-def _cut(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 3] + "..."
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _indexing_note(result: Mapping[str, Any], lines: list[str]) -> None:
+    if result.get("indexing"):
+        lines += ["", "note: indexing: rust-analyzer was still indexing the project; this answer may be partial"]
+
+
+def _fact(fact: Mapping[str, Any]) -> str:
+    """One fact record in a line: where, what, and the flags the policy reads."""
+    tags = [
+        fact.get("visibility") or "",
+        f"impl of {fact['trait']}" if fact.get("trait") else "",
+        f"{fact['shape']} struct, {fact.get('private_fields', 0)} of {fact.get('fields', 0)} fields private"
+        if fact.get("shape") else "",
+        "doctest" if fact.get("doctest") else "",
+        "hidden" if fact.get("hidden") else "",
+        "test" if fact.get("test") else "",
+        "in a macro" if fact.get("in_macro") else "",
+        "allowed" if fact.get("allowed") else "",
+        f"in {fact['scope']}" if fact.get("scope") else "",
+    ]
+    what = fact.get("name") or fact.get("text") or ""
+    end = f"-{fact['end_line']}" if fact.get("end_line") not in (None, fact.get("line")) else ""
+    flags = ", ".join(tag for tag in tags if tag)
+    return f"  {fact.get('line', '?')}{end} {fact.get('kind', 'item')} {_one_line(what)}".rstrip() + (
+        f" ({flags})" if flags else "")
 
 
 def _where(args: Mapping[str, Any]) -> str:
@@ -94,13 +117,15 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         kinds = Counter(str(f.get("kind", "item")) for f in facts if isinstance(f, Mapping))
         listing = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
         lines.append("")
-        lines.append(f"facts: {len(facts)} items ({listing}); the structured result lists them")
+        lines.append(f"facts: {len(facts)} items ({listing}):")
+        lines.extend(_fact(f) for f in facts if isinstance(f, Mapping) and f.get("kind") != "file")
     if result.get("degraded"):
         lines.append("")
         lines.append(
             "note: degraded: the analyzer offers no pull diagnostics, so these came from its push channel "
             "and may lag the text by one edit"
         )
+    _indexing_note(result, lines)
     return "\n".join(lines)
 
 
@@ -108,13 +133,15 @@ def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     display = str(result.get("display") or "").strip()
     documentation = str(result.get("documentation") or "").strip()
     if not display and not documentation:
-        return f"{_where(args)}: nothing there to describe (no symbol or expression at this position)"
-    lines = [f"{_where(args)}:"]
+        lines = [f"{_where(args)}: nothing there to describe (no symbol or expression at this position)"]
+    else:
+        lines = [f"{_where(args)}:"]
     if display:
         lines.append(_indent(display, "  "))
     if documentation:
         lines.append("")
         lines.append(_indent(documentation, "  "))
+    _indexing_note(result, lines)
     return "\n".join(lines)
 
 
@@ -123,7 +150,9 @@ def render_complete(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     prefix = args.get("prefix")
     filtered = f" starting with {prefix!r}" if prefix else ""
     if not entries:
-        return f"{_where(args)}: no completions{filtered}"
+        lines = [f"{_where(args)}: no completions{filtered}"]
+        _indexing_note(result, lines)
+        return "\n".join(lines)
     unsafe = sum(1 for e in entries if e.get("unsafe"))
     head = f"{_where(args)}: {_plural(len(entries), 'completion')}{filtered}"
     if unsafe:
@@ -132,13 +161,15 @@ def render_complete(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     for entry in entries:
         rows.append(
             [
-                _cut(entry.get("name", ""), _NAME_WIDTH),
+                _one_line(entry.get("name", "")),
                 str(entry.get("kind") or ""),
-                _cut(entry.get("type_text") or "", _TYPE_WIDTH),
+                _one_line(entry.get("type_text") or ""),
                 "UNSAFE: panics; use a non-panicking alternative" if entry.get("unsafe") else "",
             ]
         )
-    return "\n".join([head, *_columns(rows)])
+    lines = [head, *_columns(rows)]
+    _indexing_note(result, lines)
+    return "\n".join(lines)
 
 
 def render_scope(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
@@ -161,12 +192,13 @@ def render_scope(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     if symbols:
         lines.append(f"{_plural(len(symbols), 'name')} in scope {place}:")
         rows = [
-            [_cut(s.get("name", ""), _NAME_WIDTH), str(s.get("kind") or ""), _cut(s.get("type_text") or "", _TYPE_WIDTH)]
+            [_one_line(s.get("name", "")), str(s.get("kind") or ""), _one_line(s.get("type_text") or "")]
             for s in symbols
         ]
         lines.extend(_columns(rows))
     else:
         lines.append(f"no names in scope {place}")
+    _indexing_note(result, lines)
     return "\n".join(lines)
 
 
