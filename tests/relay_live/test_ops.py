@@ -341,3 +341,19 @@ def test_positions_outside_the_text_are_refused_in_the_relays_terms(stdcrate_ses
     last = lib.splitlines()[-1]
     stdcrate_session.call("type", {"file": "src/lib.rs", "position": {"line": lines, "character": len(last)}})
     stdcrate_session.call("type", {"file": "src/lib.rs", "position": {"line": lines + 1, "character": 0}})
+
+
+def test_scope_lists_the_files_own_then_imports_then_the_prelude_and_caps(stdcrate_session):
+    everything = stdcrate_session.call("scope", {"file": "src/lib.rs", "max": 10_000})
+    names = [s["name"] for s in everything["symbols"]]
+    assert everything["more"] == 0 and len(names) > 100, "std's prelude alone is over a hundred names"
+    own = ["UserId", "Meters", "word_counts", "first_even", "parse_port", "shapes", "text"]
+    last_own = max(names.index(name) for name in own)
+    assert last_own < len(own), names[:20]  # the file's own items lead
+    assert names.index("HashMap") == len(own), "then what the file imports"
+    assert names.index("println!") > names.index("HashMap")  # the prelude last
+    capped = stdcrate_session.call("scope", {"file": "src/lib.rs"})  # the default cap: 100
+    assert [s["name"] for s in capped["symbols"]] == names[:100]
+    assert capped["more"] == len(names) - 100
+    few = stdcrate_session.call("scope", {"file": "src/lib.rs", "max": 3.0})
+    assert len(few["symbols"]) == 3 and few["more"] == len(names) - 3

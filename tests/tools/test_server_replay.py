@@ -211,3 +211,12 @@ def test_before_structured_content_the_text_carries_the_error_kind_and_recipe(tm
     text = failed["content"][0]["text"]
     assert failed["isError"] is True and "timeout:" in text and "fix: call rust_type again" in text
     assert "still indexing" in answered["content"][0]["text"]
+
+
+def test_rust_scope_takes_max_and_says_how_many_more(tmp_path):
+    scope = {"symbols": [{"name": "OrderId", "kind": "struct", "type_text": "OrderId"}], "more": 41, "cell": "crate",
+             "seam_file": "src/lib.rs", "branded": []}
+    answers, _, sessions = serve(tmp_path, [call(1, "rust_scope", {"file": "src/lib.rs", "max": 1})], scope)
+    assert sessions[0].calls[1] == ("scope", {"file": "src/lib.rs", "max": 1})
+    text = answers[1]["result"]["content"][0]["text"]
+    assert "1 name in scope at top level (the file's own first; 41 more not shown: raise `max`):" in text

@@ -17,7 +17,7 @@ COMPLETION_KIND = {
     15: "snippet", 16: "color", 17: "file", 18: "reference", 19: "folder", 20: "enum_member",
     21: "constant", 22: "struct", 23: "event", 24: "operator", 25: "type_parameter",
 }
-KEYWORD, SNIPPET = 14, 15
+VARIABLE, KEYWORD, SNIPPET = 6, 14, 15
 
 # Methods only Option or only Result offer: a sibling among the answers names the receiver.
 _OPTION_ONLY = frozenset({"is_some", "is_none", "is_some_and", "is_none_or", "ok_or", "ok_or_else",
@@ -92,6 +92,30 @@ def after_member_access(line_text: str, utf8_column: int) -> bool:
     only places where `unwrap`/`expect` are offered."""
     before = line_text.encode("utf-8")[:utf8_column].decode("utf-8", "ignore")
     return _MEMBER_ACCESS.search(before) is not None
+
+
+def imported_names(use_path: str) -> set[str]:
+    """The names a `use` brings into scope, from its path as written: `a::{b, c as d, self}` gives b, d
+    and a; a glob names nothing."""
+    names: set[str] = set()
+    prefix = ""
+    for piece in re.split(r"([{},])", use_path):
+        piece = piece.strip()
+        if piece in ("", "{", "}", ","):
+            continue
+        if piece.endswith("::"):  # the path before a `{`
+            prefix = piece.rstrip(":").split("::")[-1]
+            continue
+        if " as " in piece:
+            names.add(piece.rsplit(" as ", 1)[1].strip())
+            continue
+        last = piece.split("::")[-1].strip()
+        if last == "self":
+            names.add(prefix)
+        elif last != "*":
+            names.add(last)
+    names.discard("")
+    return names
 
 
 def is_overlay_diagnostic(diagnostic: dict[str, Any]) -> bool:

@@ -22,6 +22,7 @@ from ferrule.project import BadRequest, ProjectFile, ProjectRoot
 # reach 2**31. Larger values are refused here, named, rather than failing inside the inner hop.
 UINTEGER_MAX = 2**31 - 1
 COMPLETE_MAX_DEFAULT = 50
+SCOPE_MAX_DEFAULT = 100
 
 PARAMS_RECIPE = "see docs/PROTOCOL.md section 3 for each op's params"
 
@@ -196,6 +197,9 @@ class ValidateParams(FileParams):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScopeParams(FileParams):
     position: Position | None = _position_param(required=False)
+    max: int | None = param(_ranged(0), f"integer 0..{UINTEGER_MAX}",
+                            f"at most this many symbols (default {SCOPE_MAX_DEFAULT}), the file's own first",
+                            convert=int)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -261,6 +265,7 @@ def parse_params(op: str, cls: type[P], params: object, root: ProjectRoot | None
 __all__ = [
     "COMPLETE_MAX_DEFAULT",
     "PARAMS_RECIPE",
+    "SCOPE_MAX_DEFAULT",
     "UINTEGER_MAX",
     "CompleteParams",
     "FileParams",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule.relay.ops import OPS
-from ferrule.relay.params import COMPLETE_MAX_DEFAULT, fields_of
+from ferrule.relay.params import COMPLETE_MAX_DEFAULT, SCOPE_MAX_DEFAULT, fields_of
 
 _FILE = {
     "type": "string",
@@ -124,14 +124,27 @@ RUST_SCOPE: dict[str, Any] = {
     "title": "Scope of a position",
     "description": (
         "What a Rust file can use at a position (default: the file's top level): the names in scope "
-        "with their kind and type, the file's module path, its seam file (the enclosing lib.rs or "
+        "with their kind and type (the file's own items and locals first, then its imports, then the "
+        f"prelude; at most `max`, default {SCOPE_MAX_DEFAULT}, with a count of the rest), the file's module path, its seam file (the enclosing lib.rs or "
         "mod.rs that makes it public), and the branded newtypes the file defines (pub tuple structs "
         "with one private field, such as `pub struct OrderId(u64)`); ask it about the seam file to "
         "learn the newtypes a module offers, and use them in signatures instead of raw integers or "
         "strings. Call it before writing new code in a file. "
         + POSITION_NOTE + " " + PATH_NOTE
     ),
-    "inputSchema": _schema({"file": _FILE, "line": _LINE, "character": _CHARACTER}, _required_by("scope")),
+    "inputSchema": _schema(
+        {
+            "file": _FILE,
+            "line": _LINE,
+            "character": _CHARACTER,
+            "max": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"At most this many names, the file's own first (default {SCOPE_MAX_DEFAULT}).",
+            },
+        },
+        _required_by("scope"),
+    ),
     "annotations": _annotations("Scope of a position"),
 }
 

@@ -50,7 +50,7 @@ def _complete_params(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _scope_params(args: Mapping[str, Any]) -> dict[str, Any]:
-    params = _copy(args, ("file",))
+    params = _copy(args, ("file", "max"))
     if args.get("line") is not None:
         params["position"] = _position(args)
     elif args.get("character") is not None:

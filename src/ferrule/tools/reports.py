@@ -190,7 +190,9 @@ def render_scope(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     place = f"at {args['line']}:{args.get('character', 0)}" if args.get("line") is not None else "at top level"
     lines.append("")
     if symbols:
-        lines.append(f"{_plural(len(symbols), 'name')} in scope {place}:")
+        more = result.get("more") or 0
+        shown = f" (the file's own first; {more} more not shown: raise `max`)" if more else ""
+        lines.append(f"{_plural(len(symbols), 'name')} in scope {place}{shown}:")
         rows = [
             [_one_line(s.get("name", "")), str(s.get("kind") or ""), _one_line(s.get("type_text") or "")]
             for s in symbols
