@@ -44,17 +44,44 @@ def test_markdown_keeps_code_and_link_text_and_drops_syntax():
     ("src/shapes/circle.rs", "crate::shapes::circle"),
     ("src/text.rs", "crate::text"),
     ("src/bin/tool.rs", "crate"),
-    ("tests/finds.rs", None),
-    ("build.rs", None),
+    ("src/bin/tool/main.rs", "crate"),
+    ("src/bin/tool/args.rs", "crate::args"),
+    ("tests/finds.rs", "crate"),
+    ("tests/finds/main.rs", "crate"),
+    ("tests/finds/fixtures.rs", "crate::fixtures"),
+    ("tests/common/mod.rs", "crate::common"),
+    ("examples/demo.rs", "crate"),
+    ("benches/speed.rs", "crate"),
+    ("build.rs", "crate"),
+    ("scripts/gen.rs", None),
 ])
 def test_module_path_from_the_place_under_src(rel, cell):
     assert mapping.module_path(rel) == cell
 
 
+@pytest.mark.parametrize(("rel", "seams"), [
+    ("src/main.rs", ["src/main.rs", "src/lib.rs"]),
+    ("src/bin/tool.rs", ["src/bin/tool.rs"]),
+    ("src/bin/tool/main.rs", ["src/bin/tool/main.rs"]),
+    ("src/bin/tool/args.rs", ["src/bin/tool/main.rs"]),
+    ("src/bin/tool/args/mod.rs", ["src/bin/tool/args/mod.rs", "src/bin/tool/main.rs"]),
+    ("tests/finds.rs", ["tests/finds.rs"]),
+    ("tests/finds/fixtures.rs", ["tests/finds/main.rs"]),
+    ("tests/common/mod.rs", ["tests/common/mod.rs"]),
+    ("examples/demo.rs", ["examples/demo.rs"]),
+    ("examples/demo/main.rs", ["examples/demo/main.rs"]),
+    ("build.rs", ["build.rs"]),
+    ("scripts/gen.rs", []),
+])
+def test_other_targets_have_their_own_crate_root(rel, seams):
+    # a binary, a test, an example or a build script is a crate of its own: src/lib.rs is not its seam
+    assert mapping.seam_candidates(rel) == seams
+
+
 def test_seam_candidates_nearest_first():
     assert mapping.seam_candidates("src/a/b/c.rs") == [
         "src/a/b/mod.rs", "src/a/b.rs", "src/a/mod.rs", "src/a.rs", "src/lib.rs", "src/main.rs"]
-    assert mapping.seam_candidates("src/a/mod.rs")[0] == "src/a/mod.rs"
+    assert mapping.seam_candidates("src/a/mod.rs") == ["src/a/mod.rs", "src/lib.rs", "src/main.rs"]
     assert mapping.seam_candidates("src/lib.rs")[0] == "src/lib.rs"
 
 

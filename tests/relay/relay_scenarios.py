@@ -50,7 +50,8 @@ SCENARIOS: dict[str, list[list[bytes]]] = {
         [f(6, "validate", file=LIB)],
         [f(7, "validate", file=LIB, content=TYPE_ERROR)],
         [f(8, "validate", file=LIB)],  # the transient content above left nothing behind
-        [f(9, "scope", file=IDS), f(10, "scope", file=LIB, position=at(11, 9))],
+        # a `max` above the prelude's size: which prelude names a cap keeps is each release's to rank
+        [f(9, "scope", file=IDS, max=500), f(10, "scope", file=LIB, position=at(11, 9), max=500)],
         [f(11, "update", file=LIB, content=WORD_LEN)],
         [f(12, "type", file=LIB, position=at(17, 8))],  # the overlay: usize
         [f(13, "update", file=LIB, content=None)],
@@ -77,7 +78,7 @@ SCENARIOS: dict[str, list[list[bytes]]] = {
          f("v1", "validate", file=IDS),
          f("u2", "update", file=LIB, content=None),
          f("t2", "type", file=LIB, position=at(17, 8)),
-         f("s1", "scope", file=IDS),
+         f("s1", "scope", file=IDS, max=500),
          f("u3", "update", file=LIB, content=WORD_LEN),
          f("t3", "type", file=LIB, position=at(17, 8)),
          f("t4", "type", file=IDS, position=at(8, 8)),
@@ -103,6 +104,6 @@ CLI_RUNS: list[tuple[str, list[str]]] = [
     (".", ["validate", LIB]),
     (".", ["validate", "src/broken.rs"]),
     (".", ["validate", "src/broken.rs", "--json"]),
-    (".", ["scope", IDS]),
-    (".", ["scope", LIB, "11", "10"]),
+    (".", ["scope", IDS, "--max", "500"]),  # above the prelude: the cap would keep a release-ranked few
+    (".", ["scope", LIB, "11", "10", "--max", "500"]),
 ]

@@ -91,7 +91,7 @@ def test_the_recorded_runs_say_what_a_person_needs(crate):
     broken = by_args["validate src/broken.rs"]
     assert broken["exit"] == 1 and "src/broken.rs:4:5: error[E0308]" in broken["stdout"]
     assert by_args["validate src/lib.rs"]["exit"] == 0
-    scope = by_args["scope src/ids.rs"]["stdout"]
+    scope = by_args["scope src/ids.rs --max 500"]["stdout"]
     assert "module:    crate::ids" in scope and "OrderId" in scope
 
 

@@ -118,3 +118,26 @@ def test_counts_are_bounded(root, field, value):
 def test_only_reads_names_the_ops_that_change_nothing(op, params, reads):
     request = parse_request(orjson.dumps({"proto": 1, "id": 1, "op": op, "params": params}))
     assert request.only_reads is reads
+
+
+def test_integral_numbers_are_integers(root):
+    # JavaScript clients have one number type and may send `17.0` for 17
+    params = {"file": "a.rs", "position": {"line": 17.0, "character": 8.0}, "max": 5.0, "timeout_ms": 900.0}
+    request = parse_request(orjson.dumps({"proto": 1, "id": 1, "op": "complete", "params": params}), root)
+    assert request.params.to_json() == {"file": "a.rs", "position": {"line": 17, "character": 8}, "max": 5,
+                                        "timeout_ms": 900}
+    assert orjson.dumps(request.params.to_json()) == (
+        b'{"file":"a.rs","position":{"line":17,"character":8},"max":5,"timeout_ms":900}')
+
+
+@pytest.mark.parametrize("field, value, named", [
+    ("position", {"line": 17.5, "character": 0}, "`position.line`"),
+    ("position", {"line": 1, "character": 0.25}, "`position.character`"),
+    ("max", 2.5, "`max`"),
+    ("timeout_ms", 1e-3, "`timeout_ms`"),
+])
+def test_fractional_numbers_are_refused_by_name(root, field, value, named):
+    params = {"file": "a.rs", "position": {"line": 1, "character": 0}, field: value}
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(orjson.dumps({"proto": 1, "id": 1, "op": "complete", "params": params}), root)
+    assert named in caught.value.error.message and "must be an integer" in caught.value.error.message

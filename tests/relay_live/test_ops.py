@@ -313,3 +313,47 @@ def test_bad_params_are_protocol_errors(stdcrate_session):
     with pytest.raises(BadRequest) as caught:
         stdcrate_session.call("frobnicate", {})
     assert "validate" in caught.value.recipe
+
+
+def test_positions_outside_the_text_are_refused_in_the_relays_terms(stdcrate_session, stdcrate):
+    lib = text_of(stdcrate, "src/lib.rs")
+    lines = lib.count("\n")  # the file ends with a newline
+    text = text_of(stdcrate, "src/text.rs")
+    wave_line = text.splitlines()[4]  # `let wave = "👋🏽"; ...`: its length in bytes is not in characters
+    cases = [
+        ("type", {"file": "src/lib.rs", "position": {"line": 120, "character": 0}},
+         f"line 120 is past the end of src/lib.rs ({lines} lines)"),
+        ("complete", {"file": "src/lib.rs", "position": {"line": lines + 5, "character": 0}},
+         f"line {lines + 5} is past the end of src/lib.rs ({lines} lines)"),
+        ("scope", {"file": "src/lib.rs", "position": {"line": 999, "character": 2}},
+         f"line 999 is past the end of src/lib.rs ({lines} lines)"),
+        ("type", {"file": "src/text.rs", "position": {"line": 5, "character": 200}},
+         f"character 200 is past the end of line 5 of src/text.rs ({len(wave_line.encode())} bytes)"),
+        ("type", {"file": "src/lib.rs", "position": {"line": 3, "character": 1}, "content": "a\n\n\n"},
+         "character 1 is past the end of line 3 of src/lib.rs (0 bytes)"),
+    ]
+    for op, params, message in cases:
+        with pytest.raises(BadRequest) as caught:
+            stdcrate_session.call(op, params)
+        assert caught.value.kind == "protocol" and caught.value.message == message, (op, params)
+        assert "1-based" in caught.value.recipe
+    # the end of the last line, and the empty line after the final newline, are inside the text
+    last = lib.splitlines()[-1]
+    stdcrate_session.call("type", {"file": "src/lib.rs", "position": {"line": lines, "character": len(last)}})
+    stdcrate_session.call("type", {"file": "src/lib.rs", "position": {"line": lines + 1, "character": 0}})
+
+
+def test_scope_lists_the_files_own_then_imports_then_the_prelude_and_caps(stdcrate_session):
+    everything = stdcrate_session.call("scope", {"file": "src/lib.rs", "max": 10_000})
+    names = [s["name"] for s in everything["symbols"]]
+    assert everything["more"] == 0 and len(names) > 100, "std's prelude alone is over a hundred names"
+    own = ["UserId", "Meters", "word_counts", "first_even", "parse_port", "shapes", "text"]
+    last_own = max(names.index(name) for name in own)
+    assert last_own < len(own), names[:20]  # the file's own items lead
+    assert names.index("HashMap") == len(own), "then what the file imports"
+    assert names.index("println!") > names.index("HashMap")  # the prelude last
+    capped = stdcrate_session.call("scope", {"file": "src/lib.rs"})  # the default cap: 100
+    assert [s["name"] for s in capped["symbols"]] == names[:100]
+    assert capped["more"] == len(names) - 100
+    few = stdcrate_session.call("scope", {"file": "src/lib.rs", "max": 3.0})
+    assert len(few["symbols"]) == 3 and few["more"] == len(names) - 3

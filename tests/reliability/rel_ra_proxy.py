@@ -3,7 +3,8 @@
     rel_ra_proxy.py ANALYZER LAUNCH_LOG CONTROL_FILE
 
 Forwards both directions message by message. When CONTROL_FILE exists and holds `FAULT METHOD`, the
-next answer to a request of METHOD is replaced, and the file removed (one shot):
+next answer to a request of METHOD is replaced, and the file removed (one shot); `FAULT METHOD N`
+does so for the next N such answers, across the analyzers started after one another:
   garbage         bytes that are not LSP at all, in place of the answer
   badjson         a well-framed message whose body is not JSON
   truncate-exit   the answer's header and half its body, then the analyzer is killed and the proxy exits
@@ -57,10 +58,15 @@ def upstream() -> None:
 def armed_fault(message: object) -> str | None:
     if not isinstance(message, dict) or "method" in message or not os.path.exists(control):
         return None
-    fault, _, method = open(control).read().strip().partition(" ")
+    fault, method, *times = open(control).read().split()
     if methods.get(message.get("id")) != method:
         return None
-    os.unlink(control)
+    left = int(times[0]) - 1 if times else 0
+    if left > 0:
+        with open(control, "w") as armed:
+            armed.write(f"{fault} {method} {left}")
+    else:
+        os.unlink(control)
     return fault
 
 

@@ -25,6 +25,7 @@ class ScriptedSession:
         self.first, self.script = first, script
         self.calls: list[tuple[str, dict]] = []
         self.closed = 0
+        self.analyzer_starts = 1  # its init's; a scripted callable may add respawns
 
     def call(self, op, params):
         self.calls.append((op, params))

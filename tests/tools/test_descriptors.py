@@ -28,6 +28,35 @@ def test_descriptor_is_a_valid_mcp_tool(name):
     assert len(descriptor["description"]) > 200, "an agent decides from the description alone"
 
 
+def type_arrays(node: object, path: str = "#") -> list[str]:
+    """Where a schema, at any depth, gives `type` as an array."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        if isinstance(node.get("type"), list):
+            found.append(path)
+        for key, value in node.items():
+            found += type_arrays(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += type_arrays(value, f"{path}/{index}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(DESCRIPTORS))
+def test_input_schemas_are_portable(name):
+    # strict hosts validate against Draft 2020-12, and OpenAPI-based ones refuse `type` arrays
+    schema = DESCRIPTORS[name]["inputSchema"]
+    jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA).validate(schema)
+    assert type_arrays(schema) == []
+
+
+def test_update_content_takes_a_string_or_null():
+    validator = jsonschema.Draft202012Validator(DESCRIPTORS["rust_update"]["inputSchema"])
+    assert validator.is_valid({"file": "src/lib.rs", "content": None})
+    assert validator.is_valid({"file": "src/lib.rs", "content": "fn f() {}\n"})
+    assert not validator.is_valid({"file": "src/lib.rs", "content": 3})
+
+
 @pytest.mark.parametrize("name", POSITIONAL)
 def test_positional_tools_state_the_position_convention(name):
     descriptor = DESCRIPTORS[name]
@@ -65,3 +94,8 @@ def test_navigation_tools_say_when_to_use_them_with_an_example_and_use_no_type_a
     if "symbol" in descriptor["inputSchema"]["properties"]:  # a place: a name, or file, line and character
         assert {"symbol", "file", "line", "character"} <= set(descriptor["inputSchema"]["properties"])
         assert not {"symbol", "file", "line"} & set(descriptor["inputSchema"]["required"])
+
+
+def test_complete_says_the_unsafe_mark_is_a_heuristic():
+    description = DESCRIPTORS["rust_complete"]["description"]
+    assert "unsafe" in description and "heuristic" in description and "not a type check" in description

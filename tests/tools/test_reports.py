@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ferrule.tools import reports
 
 VALIDATE_RESULT = {
@@ -76,11 +78,11 @@ def test_complete_report_aligns_columns_and_marks_unsafe_entries():
     assert lines[2] == "  unwrap_or  method  fn(self, u32) -> u32"
 
 
-def test_complete_report_cuts_long_types_and_says_when_empty():
+def test_complete_report_keeps_long_types_whole_and_says_when_empty():
     long_type = "impl Iterator<Item = " + "Vec<u8>, " * 20 + ">"
     text = reports.render_complete({"entries": [{"name": "it", "kind": "function", "type_text": long_type}]},
                                   {"file": "a.rs", "line": 1, "character": 0})
-    assert len(text.splitlines()[1]) < 120 and text.splitlines()[1].endswith("...")
+    assert text.splitlines()[1].endswith(long_type)
     assert reports.render_complete({"entries": []}, {"file": "a.rs", "line": 1, "character": 0,
                                                     "prefix": "zz"}) == "a.rs 1:0: no completions starting with 'zz'"
 
@@ -119,5 +121,61 @@ def test_error_report_carries_kind_message_and_recipe():
     text = reports.render_error(error, tool="rust_type")
     assert text.splitlines() == ["rust_type failed: rust-analyzer-missing: no rust-analyzer found",
                                  "fix: rustup component add rust-analyzer"]
-    retried = reports.render_error({"kind": "oracle-crashed", "message": "died", "recipe": ""}, retried=True)
-    assert "respawned and the call retried once" in retried and "fix:" not in retried
+    crashed = {"kind": "oracle-crashed", "message": "died", "recipe": ""}
+    retried = reports.render_error(crashed, retried=True)
+    assert "retried once; it failed again" in retried and "fix:" not in retried
+    assert "started" not in retried, "nothing was started: the report must not say so"
+    restarted = reports.render_error(crashed, retried=True, restarted=1)
+    assert "a fresh one was started for this call with every overlay re-applied, and the call retried" in restarted
+
+
+def leaves(value):
+    """Every string and number in a result, at any depth."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in leaves(item)]
+    return [] if isinstance(value, bool) or value is None else [str(value)]
+
+
+LONG_TYPE = "impl Fn(HashMap<String, Vec<(OrderId, Quantity)>>) -> Result<BTreeMap<String, u64>, ParseError>"
+FULL_RESULTS = {  # (renderer, result, args): every field an op answers, filled in
+    "validate": (reports.render_validate, {**VALIDATE_RESULT, "indexing": True}, {"file": "src/a.rs"}),
+    "type": (reports.render_type, {"display": "let total: u64", "documentation": "The sum.", "indexing": True},
+             {"file": "src/a.rs", "line": 2, "character": 8}),
+    "complete": (reports.render_complete, {"entries": [
+        {"name": "a_rather_long_method_name_that_goes_on", "kind": "method", "type_text": LONG_TYPE, "unsafe": False},
+        {"name": "expect", "kind": "method", "type_text": "fn(self, &str) -> u32", "unsafe": True}],
+        "indexing": True}, {"file": "src/a.rs", "line": 2, "character": 8}),
+    "scope": (reports.render_scope, {
+        "symbols": [{"name": "OrderId", "kind": "struct", "type_text": LONG_TYPE}],
+        "cell": "crate::orders", "seam_file": "src/orders/mod.rs",
+        "branded": [{"name": "OrderId", "seam": "crate::orders", "heuristic": True, "line": 4}],
+        "indexing": True}, {"file": "src/orders/ids.rs"}),
+}
+
+
+@pytest.mark.parametrize("op", sorted(FULL_RESULTS))
+def test_the_report_alone_carries_the_whole_answer(op):
+    # clients before MCP 2025-06-18 get no structuredContent: the report is all they read
+    render, result, args = FULL_RESULTS[op]
+    text = render(result, args)
+    # every field but the policy's facts, which the report counts by kind (they grow with the file)
+    missing = [leaf for key, value in result.items() if key != "facts" for leaf in leaves(value) if leaf not in text]
+    assert missing == [], text
+    assert "still indexing" in text, "the answer may be partial: the report must say so"
+
+
+def test_the_validate_report_counts_facts_by_kind_and_does_not_list_them():
+    facts = [
+        {"kind": "file", "line": 1, "lines": 30},
+        {"kind": "fn", "name": "parse_line", "line": 17, "end_line": 20, "visibility": "pub", "scope": "",
+         "doctest": True, "test": False},
+        {"kind": "impl", "name": "Order", "line": 22, "end_line": 29, "visibility": "", "trait": "Display"},
+        {"kind": "unwrap", "method": "unwrap", "text": "std::env::var(\"A\").unwrap()", "line": 28, "scope": "f",
+         "allowed": False},
+        {"kind": "env_read", "function": "std::env::var", "text": "std::env::var(\"A\")", "line": 28, "scope": "f"},
+    ]
+    text = reports.render_validate({**VALIDATE_RESULT, "facts": facts}, {"file": "src/a.rs"})
+    assert "facts: 5 items (1 env_read, 1 file, 1 fn, 1 impl, 1 unwrap), the policy's input" in text
+    assert "parse_line" not in text and "std::env::var" not in text, "a fact is counted, not listed"

@@ -93,17 +93,34 @@ def test_a_relay_error_is_an_error_result_with_kind_and_recipe(tmp_path):
     assert "budget of 3000 ms" in second["content"][0]["text"]
 
 
+def respawned(then):
+    """A scripted answer given by a freshly spawned analyzer."""
+    def answer(session):
+        session.analyzer_starts += 1
+        return then
+    return answer
+
+
 def test_a_crash_is_retried_once_on_the_wire_too(tmp_path):
     answers, _, sessions = serve(tmp_path, [call(1, "rust_type", {"file": "a.rs", "line": 1, "character": 0}),
-                                            call(2, "rust_type", {"file": "a.rs", "line": 1, "character": 0})],
-                                 OracleCrashed("stream closed"), {"display": "u8"},
-                                 OracleCrashed("died"), OracleCrashed("died again"))
-    assert answers[1]["result"]["isError"] is False
+                                            call(2, "rust_type", {"file": "a.rs", "line": 1, "character": 0}),
+                                            call(3, "rust_type", {"file": "a.rs", "line": 1, "character": 0})],
+                                 OracleCrashed("stream closed"), respawned({"display": "u8", "documentation": ""}),
+                                 OracleCrashed("died"), respawned(OracleCrashed("died again")),
+                                 OracleCrashed("died"), OracleCrashed("no start while cooling down"))
+    first = answers[1]["result"]
+    assert first["isError"] is False and first["structuredContent"] == {"display": "u8", "documentation": ""}
+    assert first["content"][0]["text"].endswith(
+        "note: rust-analyzer had died; a fresh one was started for this call with every overlay re-applied")
     second = answers[2]["result"]
     assert second["isError"] is True and second["structuredContent"] == {
         "error": {"kind": "oracle-crashed", "message": "died again", "recipe": OracleCrashed.default_recipe},
-        "retried": True}
-    assert "respawned and the call retried once" in second["content"][0]["text"]
+        "retried": True, "restarted": 1}
+    assert ("a fresh one was started for this call with every overlay re-applied, and the call retried; "
+            "it failed again") in second["content"][0]["text"]
+    third = answers[3]["result"]  # retried, but nothing started: the report must not claim a respawn
+    assert third["isError"] is True and "restarted" not in third["structuredContent"]
+    assert "started for this call" not in third["content"][0]["text"]
 
 
 def test_indexing_progress_goes_out_with_the_callers_token_before_the_answer(tmp_path):
@@ -142,3 +159,64 @@ def test_scope_character_without_line_is_refused_by_the_tool(tmp_path):
     assert result["isError"] is True and result["structuredContent"]["error"]["kind"] == "protocol"
     assert "'character' needs 'line'" in result["content"][0]["text"]
     assert sessions == []
+
+
+def _raised(action):
+    try:
+        action()
+    except Exception as error:
+        return error
+    raise AssertionError("expected an error")
+
+
+def test_recipes_name_the_tools_and_arguments_of_this_face(tmp_path):
+    from ferrule.project import ProjectRoot
+    from ferrule.relay.documents import Documents
+    from ferrule.relay.enrichment import PolicySlot
+    from ferrule.relay.params import TypeParams, parse_params
+
+    root = ProjectRoot(tmp_path)
+    (tmp_path / "conform.toml").write_text("max_file_lines = 'many'\n")
+    # the errors as the relay raises them
+    missing = _raised(lambda: Documents(root).disk_text(root.file("src/gone.rs")))
+    bad_params = _raised(lambda: parse_params("type", TypeParams, {"file": "a.rs"}, None))
+    policy = _raised(lambda: PolicySlot(tmp_path, announce=False).load())
+    timeout = OpTimeout.for_op("type", 3000)
+    at = {"file": "a.rs", "line": 1, "character": 0}
+    frames = [call(i, "rust_type", at) for i in range(1, 5)]
+    answers, _, _ = serve(tmp_path, frames, missing, bad_params, policy, timeout)
+    reports = {i: answers[i]["result"]["content"][0]["text"] for i in range(1, 5)}
+    recipes = {i: answers[i]["result"]["structuredContent"]["error"]["recipe"] for i in range(1, 5)}
+    assert "rust_update" in recipes[1] and "`update`" not in reports[1]
+    assert recipes[2] == "call rust_type with {file, line, character, content?}"
+    assert "call the tool again" in recipes[3] and "init" not in reports[3]
+    assert "call rust_type again" in recipes[4]
+    assert reports[4].startswith("rust_type failed: timeout: rust_type got no answer within its budget of 3000 ms")
+    for report in reports.values():  # no relay op or param the agent cannot send
+        assert "timeout_ms" not in report and "docs/PROTOCOL.md" not in report and "init" not in report
+
+
+@pytest.mark.parametrize("revision", ["2024-11-05", "2025-03-26"])
+def test_before_structured_content_the_text_carries_the_error_kind_and_recipe(tmp_path, revision):
+    relay, _ = scripted_link(tmp_path, OpTimeout.for_op("type", 3000), {"display": "u8", "documentation": "",
+                                                                        "indexing": True})
+    tools, _ = build_tools(tmp_path, relay=relay)
+    hello = {**HELLO, "params": {**HELLO["params"], "protocolVersion": revision}}
+    at = {"file": "a.rs", "line": 1, "character": 0}
+    transport = ReplayTransport([hello, call(1, "rust_type", at), call(2, "rust_type", at)])
+    Server("ferrule", __version__, ToolSet(tools), instructions=INSTRUCTIONS).run(transport)
+    answers = {m["id"]: m for m in map(orjson.loads, transport.output) if "id" in m}
+    failed, answered = answers[1]["result"], answers[2]["result"]
+    assert "structuredContent" not in failed and "structuredContent" not in answered
+    text = failed["content"][0]["text"]
+    assert failed["isError"] is True and "timeout:" in text and "fix: call rust_type again" in text
+    assert "still indexing" in answered["content"][0]["text"]
+
+
+def test_rust_scope_takes_max_and_says_how_many_more(tmp_path):
+    scope = {"symbols": [{"name": "OrderId", "kind": "struct", "type_text": "OrderId"}], "more": 41, "cell": "crate",
+             "seam_file": "src/lib.rs", "branded": []}
+    answers, _, sessions = serve(tmp_path, [call(1, "rust_scope", {"file": "src/lib.rs", "max": 1})], scope)
+    assert sessions[0].calls[1] == ("scope", {"file": "src/lib.rs", "max": 1})
+    text = answers[1]["result"]["content"][0]["text"]
+    assert "1 name in scope at top level (the file's own first; 41 more not shown: raise `max`):" in text

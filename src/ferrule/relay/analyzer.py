@@ -1,16 +1,19 @@
 """The session's one rust-analyzer: resolve it, spawn it, initialize it, wait for quiescence, respawn it
-after a crash (once in a row), and answer its configuration requests.
+after a crash, and answer its configuration requests.
 
 A dead analyzer is reported once as `oracle-crashed`; the next op respawns it (the caller re-applies
 the overlays through `reopen`). If it dies again before any op succeeds, it is not respawned until
-`init`.
+`init` — or, with a cool-down schedule (a face with no `init` to send, such as `ferrule mcp`), until
+the cool-down after the last death has passed: the first op after it starts a fresh analyzer, and
+each death in a row waits longer, up to the schedule's last step.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,9 @@ INITIALIZE_TIMEOUT_S = 60.0
 # rust-analyzer can report quiescence for a moment between two phases of a workspace load (the gap
 # seen here is tens of ms): ready means quiescent, no progress running, and nothing new for this long
 QUIESCENCE_SETTLE_S = 0.25
+# Seconds to wait after the 2nd, 3rd, ... death in a row before an op may start a fresh analyzer.
+COOL_DOWN_S = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
+HAND_RUN = "if it keeps dying, run rust-analyzer by hand in the project to see why (memory, a broken toolchain, a proc-macro)"
 
 # The configuration answered to the analyzer (initializationOptions and workspace/configuration).
 # checkOnSave off: cargo-check results describe the disk, never an overlay. No flyimport, postfix or
@@ -49,17 +55,22 @@ class AnalyzerProcess:
     """Starts and restarts the analyzer; `client` is the live connection (None before the first start)."""
 
     def __init__(self, root: ProjectRoot, *, explicit: str | None = None,
-                 on_progress: ProgressCallback | None = None) -> None:
+                 on_progress: ProgressCallback | None = None, cool_down: Sequence[float] | None = None) -> None:
+        """`cool_down`: after two deaths in a row, respawn on the first op once this schedule's wait
+        has passed (None: only `init` starts it again)."""
         self.root = root
         self.explicit = explicit  # the --rust-analyzer path, if any
         self.on_progress = on_progress
+        self.cool_down = tuple(cool_down) if cool_down is not None else None
         self.binary: Analyzer | None = None
         self.client: LspClient | None = None
         self.codec = PositionCodec("utf-8")
         self.pull_diagnostics = False
         self.lock = asyncio.Lock()  # held by whatever starts or stops the analyzer
+        self.starts = 0  # analyzers spawned, for callers that say what happened on a call
         self._death_reported = False
         self._crashes_in_a_row = 0
+        self._died_at = 0.0
 
     async def running(self, quiescence_s: float, *, before_spawn: Callable[[], None], reopen: Callable[[LspClient], None]) -> LspClient:
         """The live client, started first when there is none and respawned once after a crash; a start
@@ -72,12 +83,17 @@ class AnalyzerProcess:
                 await self.start(quiescence_s, before_spawn=before_spawn)
             elif not self._death_reported:  # it died between ops: say so once, respawn on the next op
                 raise self.crashed(ServerExited(client.returncode, client.stderr_tail()))
-            elif self._crashes_in_a_row >= 2:
+            elif self._crashes_in_a_row >= 2 and self.cool_down is None:
                 raise OracleCrashed(
                     "rust-analyzer died twice in a row; the relay does not respawn it again on its own",
-                    "send `init` to start it afresh; if it keeps dying, run rust-analyzer in the project "
-                    "by hand to see why (memory, a broken toolchain, a proc-macro)",
+                    f"send `init` to start it afresh; {HAND_RUN}",
                 )
+            elif self._crashes_in_a_row >= 2 and (left := self.cooling_for()) > 0:
+                raise CoolingDown(
+                    f"rust-analyzer died {self._crashes_in_a_row} times in a row; no analyzer was started "
+                    f"for this request: the first request after a cool-down of {self.cool_down_s():g} s starts "
+                    f"a fresh one ({left:.1f} s left)",
+                    f"retry in {left:.1f} s; {HAND_RUN}", left)
             else:
                 await self.start(quiescence_s, before_spawn=before_spawn, reopen=reopen)
             assert self.client is not None
@@ -88,13 +104,29 @@ class AnalyzerProcess:
         if not self._death_reported:
             self._crashes_in_a_row += 1
             self._death_reported = True
-        again = self._crashes_in_a_row >= 2
+            self._died_at = time.monotonic()
+        deaths = self._crashes_in_a_row
+        if deaths < 2:
+            return OracleCrashed(f"rust-analyzer died mid-session ({exited})",
+                                 "retry the op: the next op respawns rust-analyzer once and re-applies every overlay")
+        if self.cool_down is None:
+            return OracleCrashed(
+                f"rust-analyzer died mid-session ({exited}); it died twice in a row, so it will not be "
+                "respawned until `init`", "send `init` to start it afresh")
+        wait = self.cool_down_s()
         return OracleCrashed(
-            f"rust-analyzer died mid-session ({exited})"
-            + ("; it died twice in a row, so it will not be respawned until `init`" if again else ""),
-            "send `init` to start it afresh" if again else
-            "retry the op: the next op respawns rust-analyzer once and re-applies every overlay",
-        )
+            f"rust-analyzer died mid-session ({exited}); it died {deaths} times in a row, so the first "
+            f"request after a cool-down of {wait:g} s starts a fresh one with every overlay re-applied",
+            f"retry in {wait:g} s; {HAND_RUN}")
+
+    def cool_down_s(self) -> float:
+        """The wait after the current run of deaths: the schedule's step for it, its last step beyond."""
+        assert self.cool_down is not None
+        return self.cool_down[min(max(self._crashes_in_a_row - 2, 0), len(self.cool_down) - 1)]
+
+    def cooling_for(self) -> float:
+        """Seconds left before an op may start a fresh analyzer (0 when it may now)."""
+        return max(0.0, self._died_at + self.cool_down_s() - time.monotonic())
 
     def op_succeeded(self) -> None:
         self._crashes_in_a_row = 0
@@ -116,6 +148,7 @@ class AnalyzerProcess:
         before_spawn()
         await self.stop(2.0)
         client = await LspClient.spawn([self.binary.path], cwd=self.root.path)
+        self.starts += 1
         client.configuration = _configuration
         client.on_progress = self.on_progress
         self.client = client
@@ -141,6 +174,14 @@ class AnalyzerProcess:
         client, self.client = self.client, None
         if client is not None:
             await client.shutdown(timeout=timeout)
+
+
+class CoolingDown(OracleCrashed):
+    """The analyzer died too often in a row to be started again yet; nothing was tried."""
+
+    def __init__(self, message: str, recipe: str, left_s: float) -> None:
+        super().__init__(message, recipe)
+        self.left_s = left_s
 
 
 def initialize_params(root: Path) -> dict[str, Any]:
@@ -201,4 +242,4 @@ def push_forced() -> bool:
     return os.environ.get("FERRULE_DIAGNOSTICS") == "push"
 
 
-__all__ = ["ANALYZER_CONFIG", "AnalyzerProcess", "initialize_params", "push_forced"]
+__all__ = ["ANALYZER_CONFIG", "COOL_DOWN_S", "AnalyzerProcess", "CoolingDown", "initialize_params", "push_forced"]

@@ -24,7 +24,7 @@ from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnlo
 from ferrule.relay import terminal
 from ferrule.relay.envelope import ORACLE_PROTOCOL
 from ferrule.relay.ops import OPS
-from ferrule.relay.params import COMPLETE_MAX_DEFAULT
+from ferrule.relay.params import COMPLETE_MAX_DEFAULT, SCOPE_MAX_DEFAULT
 from ferrule.relay.results import OpResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
@@ -55,6 +55,9 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
         parser.add_argument("--prefix", metavar="P", help="keep only completions whose name starts with P")
         parser.add_argument("--max", metavar="N", type=_positive_int,
                             help=f"at most N completions (default {COMPLETE_MAX_DEFAULT})")
+    elif name == "scope":
+        parser.add_argument("--max", metavar="N", type=_positive_int,
+                            help=f"at most N symbols, the file's own first (default {SCOPE_MAX_DEFAULT})")
     _add_common(parser)
     parser.add_argument("--root", metavar="DIR", type=Path,
                         help="the project root (default: the nearest ancestor of FILE with a Cargo.toml)")
@@ -162,11 +165,10 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[
         if getattr(args, "col", None) is None:
             raise UsageError("give both LINE and COL, or neither")
         params["position"] = _position(file, args.line, args.col)
-    if name == "complete":
-        if args.prefix is not None:
-            params["prefix"] = args.prefix
-        if args.max is not None:
-            params["max"] = args.max
+    if name == "complete" and args.prefix is not None:
+        params["prefix"] = args.prefix
+    if getattr(args, "max", None) is not None:
+        params["max"] = args.max
     if args.timeout_ms is not None:
         params["timeout_ms"] = args.timeout_ms
     return project.path, rel, params

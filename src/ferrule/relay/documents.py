@@ -15,6 +15,8 @@ from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, path_to_uri
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
 
+MISSING_FILE_RECIPE = "create the file, or send its text with `content` or `update` first"
+
 
 class Overlay:
     """A file's unsaved text as the relay last gave it to the analyzer."""
@@ -82,8 +84,7 @@ class Documents:
             with open(file.real, encoding="utf-8", errors="replace") as handle:
                 return handle.read()
         except FileNotFoundError:
-            raise BadRequest(f"{file.rel} does not exist",
-                             "create the file, or send its text with `content` or `update` first") from None
+            raise BadRequest(f"{file.rel} does not exist", MISSING_FILE_RECIPE) from None
         except OSError as error:
             raise BadRequest(f"{file.rel} could not be read: {error.strerror}") from None
 
@@ -220,4 +221,4 @@ class Shown:
         client.flush()
 
 
-__all__ = ["Documents", "Overlay", "Shown", "read_or_none"]
+__all__ = ["MISSING_FILE_RECIPE", "Documents", "Overlay", "Shown", "read_or_none"]

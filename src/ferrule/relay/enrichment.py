@@ -9,6 +9,8 @@ from pathlib import Path
 from ferrule.conform import Branded, ConfigError, Enrichment, Policy, branded_newtypes, in_test_code
 from ferrule.project import WorkspaceUnloadable
 
+POLICY_RECIPE = "fix conform.toml (or remove it to use the defaults) and init again"
+
 
 class ProjectPolicy:
     """The policy of one init, and the last enrichment of each file (agents re-validate unchanged text)."""
@@ -18,8 +20,7 @@ class ProjectPolicy:
         try:
             self._policy = Policy.load(root, announce=announce)
         except ConfigError as error:  # it names the key and the file
-            raise WorkspaceUnloadable(f"conform.toml could not be loaded: {error}",
-                                      "fix conform.toml (or remove it to use the defaults) and init again") from error
+            raise WorkspaceUnloadable(f"conform.toml could not be loaded: {error}", POLICY_RECIPE) from error
         self._enriched: dict[str, tuple[str, Enrichment]] = {}
 
     def enrich(self, rel: str, text: str) -> Enrichment:
@@ -65,4 +66,4 @@ class PolicySlot:
         return self._current
 
 
-__all__ = ["PolicySlot", "ProjectPolicy"]
+__all__ = ["POLICY_RECIPE", "PolicySlot", "ProjectPolicy"]

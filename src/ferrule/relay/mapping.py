@@ -17,7 +17,7 @@ COMPLETION_KIND = {
     15: "snippet", 16: "color", 17: "file", 18: "reference", 19: "folder", 20: "enum_member",
     21: "constant", 22: "struct", 23: "event", 24: "operator", 25: "type_parameter",
 }
-KEYWORD, SNIPPET = 14, 15
+VARIABLE, KEYWORD, SNIPPET = 6, 14, 15
 
 # Methods only Option or only Result offer: a sibling among the answers names the receiver.
 _OPTION_ONLY = frozenset({"is_some", "is_none", "is_some_and", "is_none_or", "ok_or", "ok_or_else",
@@ -113,6 +113,30 @@ def after_member_access(line_text: str, utf8_column: int) -> bool:
     return _MEMBER_ACCESS.search(before) is not None
 
 
+def imported_names(use_path: str) -> set[str]:
+    """The names a `use` brings into scope, from its path as written: `a::{b, c as d, self}` gives b, d
+    and a; a glob names nothing."""
+    names: set[str] = set()
+    prefix = ""
+    for piece in re.split(r"([{},])", use_path):
+        piece = piece.strip()
+        if piece in ("", "{", "}", ","):
+            continue
+        if piece.endswith("::"):  # the path before a `{`
+            prefix = piece.rstrip(":").split("::")[-1]
+            continue
+        if " as " in piece:
+            names.add(piece.rsplit(" as ", 1)[1].strip())
+            continue
+        last = piece.split("::")[-1].strip()
+        if last == "self":
+            names.add(prefix)
+        elif last != "*":
+            names.add(last)
+    names.discard("")
+    return names
+
+
 def is_overlay_diagnostic(diagnostic: dict[str, Any]) -> bool:
     return diagnostic.get("source") not in _DISK_SOURCES
 
@@ -143,36 +167,69 @@ def hover_to_type(result: Any) -> TypeResult:
     return {"display": display, "documentation": documentation}
 
 
-def module_path(rel: str) -> str | None:
-    """`crate::a::b` for `src/a/b.rs` or `src/a/b/mod.rs`; `crate` for a crate root; None outside src/."""
+# Cargo's auto-discovered targets besides the library: each file here, or each folder's main.rs, is
+# the root of a crate of its own.
+_TARGET_FOLDERS = ("tests", "examples", "benches")
+
+
+def _crate_of(rel: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """Where `rel`'s crate starts: (the folder its modules live in, its root files there in the order
+    to look for them, the path of `rel` inside that folder); None for a file in no Cargo target."""
     parts = PurePosixPath(rel).parts
-    if len(parts) < 2 or parts[0] != "src" or not rel.endswith(".rs"):
+    if not rel.endswith(".rs"):
         return None
-    inner = list(parts[1:])
-    if inner[0] == "bin":  # src/bin/x.rs and src/bin/x/main.rs are crate roots of binaries
-        if len(inner) == 2 or (len(inner) == 3 and inner[2] == "main.rs"):
-            return "crate"
-        inner = inner[2:] if inner[1].endswith(".rs") is False else inner[2:]
-    stem = inner[-1][:-3]
-    if len(inner) == 1 and stem in ("lib", "main"):
+    if parts == ("build.rs",):
+        return ".", ("build.rs",), parts
+    if len(parts) >= 2 and parts[0] in _TARGET_FOLDERS:
+        return _own_root(parts[:1], parts[1:])
+    if len(parts) >= 3 and parts[:2] == ("src", "bin"):
+        return _own_root(parts[:2], parts[2:])
+    if len(parts) >= 2 and parts[0] == "src":
+        return "src", ("lib.rs", "main.rs"), parts[1:]
+    return None
+
+
+def _own_root(folder: tuple[str, ...], inner: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """`tests/x.rs` is a crate root; `tests/x/main.rs` is one whose modules live in `tests/x/`; and
+    `tests/common/mod.rs` (no main.rs beside it, as the Cargo book shows) is a module the folder's
+    crates share."""
+    if len(inner) == 1:
+        return "/".join(folder), (inner[0],), inner
+    if len(inner) == 2 and inner[1] == "mod.rs":
+        return "/".join(folder), (), inner
+    return "/".join((*folder, inner[0])), ("main.rs",), inner[1:]
+
+
+def module_path(rel: str) -> str | None:
+    """`crate::a::b` for `src/a/b.rs` or `src/a/b/mod.rs`; `crate` for a crate root (`src/lib.rs`,
+    `src/main.rs`, `src/bin/x.rs`, `tests/x.rs`, `examples/x/main.rs`, `build.rs`, ...); modules of
+    the other targets from their own root; None for a file in no Cargo target."""
+    crate = _crate_of(rel)
+    if crate is None:
+        return None
+    _, roots, inner = crate
+    if len(inner) == 1 and inner[0] in roots:
         return "crate"
-    segments = inner[:-1] + ([] if stem == "mod" else [stem])
+    stem = inner[-1][:-3]
+    segments = [*inner[:-1], *([] if stem == "mod" else [stem])]
     return "::".join(["crate", *segments])
 
 
 def seam_candidates(rel: str) -> list[str]:
-    """Where the enclosing seam (`mod.rs`, `lib.rs`, `main.rs`) may be, nearest first."""
-    parts = PurePosixPath(rel).parts
-    if not parts or parts[0] != "src":
-        return ["src/lib.rs", "src/main.rs"]
-    folder = PurePosixPath(*parts[:-1])
-    name = parts[-1]
+    """Where the enclosing seam may be, nearest first: the module files (`mod.rs`, or 2018's `a.rs`
+    for `a/`) up to the crate's own root (`src/lib.rs`, then `src/main.rs`; `src/bin/x.rs`,
+    `tests/x.rs`, `examples/x/main.rs`, `build.rs`, ...). Empty for a file in no Cargo target."""
+    crate = _crate_of(rel)
+    if crate is None:
+        return []
+    base, roots, inner = crate
+    prefix = "" if base == "." else base + "/"
     found: list[str] = []
-    if name in ("mod.rs", "lib.rs", "main.rs"):
+    if inner[-1] == "mod.rs" or (len(inner) == 1 and inner[0] in roots):
         found.append(rel)  # a seam encloses itself
-    while str(folder) not in ("src", "."):
+    for depth in range(len(inner) - (2 if inner[-1] == "mod.rs" else 1), 0, -1):  # mod.rs owns its folder
+        folder = prefix + "/".join(inner[:depth])
         found.append(f"{folder}/mod.rs")
-        found.append(f"{folder}.rs")  # the 2018 layout: src/a.rs owns src/a/
-        folder = folder.parent
-    found.extend(["src/lib.rs", "src/main.rs"])
+        found.append(f"{folder}.rs")
+    found.extend(prefix + root for root in roots if prefix + root not in found)
     return found

@@ -23,6 +23,7 @@ from ferrule.relay.mapping import SYMBOL_KIND
 # reach 2**31. Larger values are refused here, named, rather than failing inside the inner hop.
 UINTEGER_MAX = 2**31 - 1
 COMPLETE_MAX_DEFAULT = 50
+SCOPE_MAX_DEFAULT = 100
 
 PARAMS_RECIPE = "see docs/PROTOCOL.md section 3 for each op's params"
 
@@ -54,8 +55,16 @@ def shown(value: object) -> str:
         return repr(value)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def as_int(value: object) -> int | None:
+    """An integer param's value as an int: JSON integers, and numbers such as `17.0` that some
+    clients send for them (JavaScript has one number type); None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def _string(value: object) -> str | None:
@@ -69,7 +78,8 @@ def _string_or_null(value: object) -> str | None:
 
 def _ranged(low: int) -> Check:
     def check(value: object) -> str | None:
-        if _is_int(value) and low <= value <= UINTEGER_MAX:  # type: ignore[operator]
+        number = as_int(value)
+        if number is not None and low <= number <= UINTEGER_MAX:
             return None
         return f"must be an integer from {low} to {UINTEGER_MAX}, got {shown(value)}"
 
@@ -87,7 +97,7 @@ def _position(value: object) -> str | None:
     for key, low, high, meaning in _POSITION_BOUNDS:
         if key not in value:
             problems.append(f"missing `position.{key}`")
-        elif not (_is_int(value[key]) and low <= value[key] <= high):
+        elif (number := as_int(value[key])) is None or not low <= number <= high:
             problems.append(f"`position.{key}` must be an integer from {low} to {high} ({meaning}), "
                             f"got {shown(value[key])}")
     return "; ".join(problems) or None
@@ -132,7 +142,7 @@ def _content_param() -> Any:
 
 def _position_param(*, required: bool) -> Any:
     return param(_position, "{line, character}", "`line` 1-based, `character` 0-based in UTF-8 bytes",
-                 required=required, convert=lambda value: Position(value["line"], value["character"]))
+                 required=required, convert=lambda value: Position(int(value["line"]), int(value["character"])))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,7 +150,7 @@ class OpParams:
     """What every op takes: an optional budget. Subclasses add the op's own params."""
 
     timeout_ms: int | None = param(_ranged(1), f"integer 1..{UINTEGER_MAX}",
-                                   "the op's time budget in ms, counted from the frame's arrival")
+                                   "the op's time budget in ms, counted from the frame's arrival", convert=int)
 
     def to_json(self) -> dict[str, Any]:
         """The params as a frame carries them (for echoes and logs); unset optionals are left out."""
@@ -188,6 +198,9 @@ class ValidateParams(FileParams):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScopeParams(FileParams):
     position: Position | None = _position_param(required=False)
+    max: int | None = param(_ranged(0), f"integer 0..{UINTEGER_MAX}",
+                            f"at most this many symbols (default {SCOPE_MAX_DEFAULT}), the file's own first",
+                            convert=int)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,7 +209,7 @@ class CompleteParams(FileParams):
     content: str | None = _content_param()
     prefix: str | None = param(_string, "string", "keep only entries whose name starts with it")
     max: int | None = param(_ranged(0), f"integer 0..{UINTEGER_MAX}",
-                            f"at most this many entries (default {COMPLETE_MAX_DEFAULT})")
+                            f"at most this many entries (default {COMPLETE_MAX_DEFAULT})", convert=int)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -357,6 +370,7 @@ __all__ = [
     "TargetParams",
     "COMPLETE_MAX_DEFAULT",
     "PARAMS_RECIPE",
+    "SCOPE_MAX_DEFAULT",
     "UINTEGER_MAX",
     "CompleteParams",
     "FileParams",

@@ -60,7 +60,8 @@ class Branded(_BrandedLine):
 
 
 class ScopeResult(Indexing):
-    symbols: list[Symbol]
+    symbols: list[Symbol]  # the file's own names and locals, then its imports, then the rest (the prelude)
+    more: int  # symbols in scope left out by `max`
     cell: str | None
     seam_file: str | None
     branded: list[Branded]

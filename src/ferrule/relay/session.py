@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ferrule.lsp import LspClient, RequestTimeout, ResponseError, ServerExited
 from ferrule.lsp.client import ProgressCallback
@@ -32,11 +32,14 @@ class Session:
         analyzer: str | None = None,
         on_progress: ProgressCallback | None = None,
         quiet_policy: bool = False,
+        cool_down: Sequence[float] | None = None,
     ) -> None:
         """`quiet_policy` keeps the line saying where the policy came from (printed on stderr at each
-        init) to itself: for embedders whose stderr is not a log, such as a tool's captured output."""
+        init) to itself: for embedders whose stderr is not a log, such as a tool's captured output.
+        `cool_down` lets an analyzer that died twice in a row start again on its own after that
+        schedule's wait (see AnalyzerProcess), for callers that cannot send `init`."""
         self.root = ProjectRoot(root)
-        self.analyzer = AnalyzerProcess(self.root, explicit=analyzer, on_progress=on_progress)
+        self.analyzer = AnalyzerProcess(self.root, explicit=analyzer, on_progress=on_progress, cool_down=cool_down)
         self.documents = Documents(self.root)
         self.policy = PolicySlot(self.root.path, announce=not quiet_policy)
 

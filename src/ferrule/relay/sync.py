@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ferrule.lsp.client import ProgressCallback
@@ -29,12 +29,13 @@ class SyncSession:
         analyzer: str | None = None,
         on_progress: ProgressCallback | None = None,
         quiet_policy: bool = False,
+        cool_down: Sequence[float] | None = None,
     ) -> None:
         # asyncio's own loop, not uvloop: a signal handler that raises (the MCP server's SIGTERM) must
         # unwind out of a call, and uvloop keeps such an exception inside its C loop
         self._loop = asyncio.new_event_loop()
         self._closed = False
-        self.session: Session = self._run(_make(root, analyzer, on_progress, quiet_policy))
+        self.session: Session = self._run(_make(root, analyzer, on_progress, quiet_policy, cool_down))
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run_until_complete(coro)
@@ -50,6 +51,11 @@ class SyncSession:
         if client is not None:
             await client.catch_up()
         return await self.session.call(op, params)
+
+    @property
+    def analyzer_starts(self) -> int:
+        """How many analyzers this session has spawned (a respawn after a crash counts)."""
+        return self.session.analyzer.starts
 
     def close(self) -> None:
         """Shut the analyzer down (the LSP dance, kill as backstop) and close the loop."""
@@ -69,6 +75,6 @@ class SyncSession:
 
 
 async def _make(root: str | os.PathLike[str], analyzer: str | None, on_progress: ProgressCallback | None,
-                quiet_policy: bool) -> Session:
+                quiet_policy: bool, cool_down: Sequence[float] | None) -> Session:
     # made inside the loop: the Session binds to it
-    return Session(root, analyzer=analyzer, on_progress=on_progress, quiet_policy=quiet_policy)
+    return Session(root, analyzer=analyzer, on_progress=on_progress, quiet_policy=quiet_policy, cool_down=cool_down)

@@ -120,7 +120,9 @@ def scope(value: Mapping[str, Any]) -> str:
         names = ", ".join(f"{b.get('name')}" + (f" ({b['seam']})" if b.get("seam") else "") for b in branded)
         out.append(f"branded newtypes (heuristic): {names}")
     symbols = value.get("symbols") or []
-    out.append(f"{len(symbols)} symbol{'s' if len(symbols) != 1 else ''} in scope:")
+    more = value.get("more") or 0
+    left_out = f" ({more} more not shown: raise --max)" if more else ""
+    out.append(f"{len(symbols)} symbol{'s' if len(symbols) != 1 else ''} in scope{left_out}:")
     text = "\n".join(out) + "\n"
     ordered = sorted(symbols, key=lambda s: (s.get("kind") or "", s.get("name") or ""))
     rows = [["  " + s.get("name", ""), s.get("kind", "") or "", s.get("type_text") or ""] for s in ordered]

@@ -18,7 +18,7 @@ tools:
   rust_validate  {file, content?}                                   diagnostics and policy findings
   rust_type      {file, line, character, content?}                  type and docs at a position
   rust_complete  {file, line, character, prefix?, max?, content?}   completions at a position
-  rust_scope     {file, line?, character?}                          names in scope, module, seam, newtypes
+  rust_scope     {file, line?, character?, max?}                    names in scope, module, seam, newtypes
   rust_update    {file, content | null}                             set or drop an unsaved version of a file
   rust_check     {paths?}                                           the policy gate
 Paths are relative to the root; line is 1-based, character 0-based in UTF-8 bytes.

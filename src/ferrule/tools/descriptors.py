@@ -13,6 +13,7 @@ from ferrule.relay.params import (
     APPLY_MODES,
     COMPLETE_MAX_DEFAULT,
     NAVIGATION_MAX_DEFAULT,
+    SCOPE_MAX_DEFAULT,
     SYMBOL_KINDS,
     fields_of,
 )
@@ -98,7 +99,9 @@ RUST_COMPLETE: dict[str, Any] = {
         "What may be written at a position in a Rust file: rust-analyzer's completions (methods, "
         "fields, functions, types, keywords) with their kind and type, filtered by `prefix` and capped "
         f"at `max` (default {COMPLETE_MAX_DEFAULT}). Entries that would put a panic into domain code (unwrap/expect on an "
-        "Option or Result outside tests) are marked unsafe: prefer the alternatives. To ask what a "
+        "Option or Result outside tests) are marked unsafe: prefer the alternatives. The mark is a heuristic "
+        "(the method's name and a guess at its receiver), not a type check: it can miss a panicking "
+        "method of another name or a receiver it cannot tell. To ask what a "
         "value offers, pass `content` with the line ending in `value.` and the position just after "
         "the dot. " + POSITION_NOTE + " " + PATH_NOTE
     ),
@@ -128,14 +131,27 @@ RUST_SCOPE: dict[str, Any] = {
     "title": "Scope of a position",
     "description": (
         "What a Rust file can use at a position (default: the file's top level): the names in scope "
-        "with their kind and type, the file's module path, its seam file (the enclosing lib.rs or "
+        "with their kind and type (the file's own items and locals first, then its imports, then the "
+        f"prelude; at most `max`, default {SCOPE_MAX_DEFAULT}, with a count of the rest), the file's module path, its seam file (the enclosing lib.rs or "
         "mod.rs that makes it public), and the branded newtypes the file defines (pub tuple structs "
         "with one private field, such as `pub struct OrderId(u64)`); ask it about the seam file to "
         "learn the newtypes a module offers, and use them in signatures instead of raw integers or "
         "strings. Call it before writing new code in a file. "
         + POSITION_NOTE + " " + PATH_NOTE
     ),
-    "inputSchema": _schema({"file": _FILE, "line": _LINE, "character": _CHARACTER}, _required_by("scope")),
+    "inputSchema": _schema(
+        {
+            "file": _FILE,
+            "line": _LINE,
+            "character": _CHARACTER,
+            "max": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"At most this many names, the file's own first (default {SCOPE_MAX_DEFAULT}).",
+            },
+        },
+        _required_by("scope"),
+    ),
     "annotations": _annotations("Scope of a position"),
 }
 
@@ -152,8 +168,8 @@ RUST_UPDATE: dict[str, Any] = {
     "inputSchema": _schema(
         {
             "file": _FILE,
-            "content": {
-                "type": ["string", "null"],
+            "content": {  # anyOf, not a `type` array: hosts that read schemas as OpenAPI refuse those
+                "anyOf": [{"type": "string"}, {"type": "null"}],
                 "description": "The file's full new text, or null to drop the overlay.",
             },
         },

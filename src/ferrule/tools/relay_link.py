@@ -4,20 +4,24 @@ The analyzer takes seconds to index a project, so the server starts it lazily (a
 tools never pays for it) and keeps it warm for the life of the process. While it indexes, the relay's
 progress reaches whichever call is waiting, as MCP progress. A dead analyzer answers `oracle-crashed`;
 the relay respawns it on its next op, so the call is retried once, and only a second failure reaches
-the agent. A start that fails (no analyzer, a workspace that does not load) keeps nothing: the next
-call tries again.
+the agent. An agent cannot send `init`, so an analyzer that died twice in a row is started again by
+the first call after a cool-down that grows with each death in a row (relay.analyzer.COOL_DOWN_S);
+a call within the cool-down is answered at once and starts nothing. A start that fails (no analyzer,
+a workspace that does not load) keeps nothing: the next call tries again.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from ferrule.project import FerruleError, OracleCrashed
+from ferrule.relay.analyzer import COOL_DOWN_S, CoolingDown
 
 PROGRESS_INTERVAL_S = 0.25  # at most four notes a second within one indexing phase
 
@@ -26,6 +30,9 @@ SendProgress = Callable[[float, "float | None", "str | None"], object]
 
 
 class RelayCaller(Protocol):
+    @property
+    def analyzer_starts(self) -> int: ...  # analyzers spawned so far, respawns included
+
     def call(self, op: str, params: Mapping[str, object]) -> Mapping[str, Any]: ...
 
     def close(self) -> None: ...
@@ -36,18 +43,22 @@ CallerFactory = Callable[..., RelayCaller]
 
 @dataclass
 class Outcome:
-    """One op's answer: its result, or the relay error, and whether the call was retried."""
+    """One op's answer: its result, or the relay error; whether the call was retried, and how many
+    fresh analyzers were started for it after a death (the session's first start is not counted)."""
 
     result: Mapping[str, Any] | None = None
     error: FerruleError | None = None
     retried: bool = False
+    restarted: int = 0
     seconds: float = 0.0
 
 
-def _sync_session(root: Path, *, analyzer: str | None, on_progress: Callable[..., None]) -> RelayCaller:
+def _sync_session(root: Path, *, analyzer: str | None, on_progress: Callable[..., None],
+                  cool_down: Sequence[float]) -> RelayCaller:
     from ferrule.relay.sync import SyncSession
 
-    return SyncSession(root, analyzer=analyzer, on_progress=on_progress, quiet_policy=True)  # not in a tool's report
+    return SyncSession(root, analyzer=analyzer, on_progress=on_progress, quiet_policy=True,  # not in a tool's report
+                       cool_down=cool_down)
 
 
 class SharedRelay:
@@ -59,11 +70,15 @@ class SharedRelay:
         *,
         analyzer: str | None = None,
         session_factory: CallerFactory | None = None,
+        cool_down: Sequence[float] = COOL_DOWN_S,
     ) -> None:
+        """`cool_down`: the waits, in seconds, before an analyzer that died 2, 3, ... times in a row
+        is started again (the last one repeats)."""
         self.root = Path(root)
         self.analyzer = analyzer
-        self._factory = session_factory or _sync_session
+        self._factory = session_factory or functools.partial(_sync_session, cool_down=cool_down)
         self._session: RelayCaller | None = None
+        self._starts_seen = 0  # the session's analyzer starts when the last call ended
         self._lock = threading.Lock()
         self._reporter: SendProgress | None = None
         self._progress_sent = 0
@@ -98,8 +113,18 @@ class SharedRelay:
         return outcome
 
     def _retrying(self, attempt: Callable[[], Mapping[str, Any]]) -> Outcome:
+        outcome = self._attempts(attempt)
+        session = self._session
+        if session is not None:
+            starts = session.analyzer_starts
+            outcome.restarted, self._starts_seen = starts - self._starts_seen, starts
+        return outcome
+
+    def _attempts(self, attempt: Callable[[], Mapping[str, Any]]) -> Outcome:
         try:
             return Outcome(result=attempt())
+        except CoolingDown as error:  # nothing was tried, and a retry now would be refused the same way
+            return Outcome(error=error)
         except OracleCrashed:
             self.crashes += 1
         except FerruleError as error:
@@ -124,6 +149,7 @@ class SharedRelay:
                 _close_quietly(session)
                 raise
             self._session = session
+            self._starts_seen = session.analyzer_starts  # the first start is no restart
             self.started_at = time.monotonic()
         return self._session
 

@@ -15,6 +15,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ferrule.mcp import ToolOutput, progress
+from ferrule.project import ErrorRecord, FerruleError, OpTimeout
+from ferrule.relay.documents import MISSING_FILE_RECIPE
+from ferrule.relay.enrichment import POLICY_RECIPE
+from ferrule.relay.params import PARAMS_RECIPE
 from ferrule.tools import descriptors, reports
 from ferrule.tools.relay_link import SharedRelay
 from ferrule.tools.reports import error_output
@@ -48,7 +52,7 @@ def _complete_params(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _scope_params(args: Mapping[str, Any]) -> dict[str, Any]:
-    params = _copy(args, ("file",))
+    params = _copy(args, ("file", "max"))
     if args.get("line") is not None:
         params["position"] = _position(args)
     elif args.get("character") is not None:
@@ -109,13 +113,32 @@ def _apply_fix_params(args: Mapping[str, Any]) -> dict[str, Any]:
     return _copy(args, ("file", "id", "apply"))
 
 
-def argument_error(tool: str, schema: dict[str, Any], message: str) -> ToolOutput:
+def _call_with(tool: str, schema: dict[str, Any]) -> str:
     args = ", ".join(
         f"{name}{'' if name in schema.get('required', []) else '?'}" for name in schema.get("properties", {})
     )
-    return error_output(
-        {"kind": "protocol", "message": message, "recipe": f"call {tool} with {{{args}}}"}, tool=tool
-    )
+    return f"call {tool} with {{{args}}}"
+
+
+def argument_error(tool: str, schema: dict[str, Any], message: str) -> ToolOutput:
+    return error_output({"kind": "protocol", "message": message, "recipe": _call_with(tool, schema)}, tool=tool)
+
+
+def for_tools(error: FerruleError, tool: str, schema: dict[str, Any]) -> ErrorRecord:
+    """A relay error as the agent on this face reads it: recipes that name relay ops or params
+    (`update`, `init`, `timeout_ms`, the protocol's params) name the tools and arguments it has."""
+    record = error.to_json()
+    if isinstance(error, OpTimeout) and error.budget_ms is not None:
+        record["message"] = f"{tool} got no answer within its budget of {error.budget_ms} ms"
+        record["recipe"] = (f"call {tool} again once rust-analyzer has finished indexing (the first calls "
+                            "after a start wait for it)")
+    elif error.recipe == PARAMS_RECIPE:
+        record["recipe"] = _call_with(tool, schema)
+    elif error.recipe == MISSING_FILE_RECIPE:
+        record["recipe"] = "create the file, or pass its text in `content` or set it with rust_update first"
+    elif error.recipe == POLICY_RECIPE:
+        record["recipe"] = "fix conform.toml (or remove it to use the defaults) and call the tool again"
+    return record
 
 
 class RelayTool:
@@ -142,13 +165,18 @@ class RelayTool:
     def run(self, args: dict[str, Any]) -> ToolOutput:
         try:
             params = self._build_params(args)
-        except ArgumentError as error:
-            return argument_error(self.name, self._descriptor["inputSchema"], str(error))
+        except ArgumentError as wrong:
+            return argument_error(self.name, self._descriptor["inputSchema"], str(wrong))
         outcome = self.relay.call(self.op, params, progress=progress)
         if outcome.error is not None:
-            return error_output(outcome.error.to_json(), tool=self.name, retried=outcome.retried)
+            record = for_tools(outcome.error, self.name, self._descriptor["inputSchema"])
+            return error_output(record, tool=self.name, retried=outcome.retried, restarted=outcome.restarted)
         result = outcome.result or {}
-        return ToolOutput(self._render(result, args), structured=dict(result))
+        report = self._render(result, args)
+        happened = reports.what_happened(retried=outcome.retried, restarted=outcome.restarted, failed=False)
+        if happened:
+            report += "\n\n" + happened
+        return ToolOutput(report, structured=dict(result))
 
 
 _OPS: tuple[tuple[dict[str, Any], str, ParamsBuilder, Callable[..., str]], ...] = (
@@ -172,4 +200,4 @@ def relay_tools(relay: SharedRelay) -> list[RelayTool]:
     return [RelayTool(descriptor, op, relay, build, renderer) for descriptor, op, build, renderer in _OPS]
 
 
-__all__ = ["RelayTool", "argument_error", "relay_tools"]
+__all__ = ["RelayTool", "argument_error", "for_tools", "relay_tools"]

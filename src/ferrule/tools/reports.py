@@ -3,8 +3,9 @@
 One function per operation, each taking the relay's result object (docs/PROTOCOL.md section 3) and
 the request that produced it. The text leads with the answer in one line, then the detail, one item a
 line, with positions as `line:character` in the request's own convention. The structured result goes
-to the agent unchanged beside it; this is the readable view, so it never drops a fact the agent needs
-to act (every diagnostic, finding and piece of advice is shown) but summarises bulk (facts).
+beside it only to clients of MCP 2025-06-18 and later, so the report is the whole answer: every
+diagnostic, finding, piece of advice, fact, entry and name in full, and whether the analyzer was still
+indexing.
 """
 
 from __future__ import annotations
@@ -14,24 +15,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ferrule.mcp import ToolOutput
+from ferrule.relay.ops.context import plural as _plural
 
-# Wider columns are cut, so that one long type does not push every row off the screen.
-_NAME_WIDTH = 32
-_TYPE_WIDTH = 72
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2, "information": 2, "hint": 3}
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _indent(text: str, prefix: str) -> str:
     return "\n".join(prefix + line if line else line for line in str(text).splitlines())
 
 
-def _cut(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 3] + "..."
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _indexing_note(result: Mapping[str, Any], lines: list[str]) -> None:
+    if result.get("indexing"):
+        lines += ["", "note: indexing: rust-analyzer was still indexing the project; this answer may be partial"]
 
 
 def _where(args: Mapping[str, Any]) -> str:
@@ -97,13 +96,17 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         kinds = Counter(str(f.get("kind", "item")) for f in facts if isinstance(f, Mapping))
         listing = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
         lines.append("")
-        lines.append(f"facts: {len(facts)} items ({listing}); the structured result lists them")
+        # The facts are the policy's input, one per item of the file: listed, they would grow with the
+        # file and fill a model's context. The findings and advice drawn from them are listed above.
+        lines.append(f"facts: {len(facts)} items ({listing}), the policy's input; "
+                     "`ferrule validate --json` and the structured result list each")
     if result.get("degraded"):
         lines.append("")
         lines.append(
             "note: degraded: the analyzer offers no pull diagnostics, so these came from its push channel "
             "and may lag the text by one edit"
         )
+    _indexing_note(result, lines)
     return "\n".join(lines)
 
 
@@ -111,13 +114,15 @@ def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     display = str(result.get("display") or "").strip()
     documentation = str(result.get("documentation") or "").strip()
     if not display and not documentation:
-        return f"{_where(args)}: nothing there to describe (no symbol or expression at this position)"
-    lines = [f"{_where(args)}:"]
+        lines = [f"{_where(args)}: nothing there to describe (no symbol or expression at this position)"]
+    else:
+        lines = [f"{_where(args)}:"]
     if display:
         lines.append(_indent(display, "  "))
     if documentation:
         lines.append("")
         lines.append(_indent(documentation, "  "))
+    _indexing_note(result, lines)
     return "\n".join(lines)
 
 
@@ -126,7 +131,9 @@ def render_complete(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     prefix = args.get("prefix")
     filtered = f" starting with {prefix!r}" if prefix else ""
     if not entries:
-        return f"{_where(args)}: no completions{filtered}"
+        lines = [f"{_where(args)}: no completions{filtered}"]
+        _indexing_note(result, lines)
+        return "\n".join(lines)
     unsafe = sum(1 for e in entries if e.get("unsafe"))
     head = f"{_where(args)}: {_plural(len(entries), 'completion')}{filtered}"
     if unsafe:
@@ -135,13 +142,15 @@ def render_complete(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     for entry in entries:
         rows.append(
             [
-                _cut(entry.get("name", ""), _NAME_WIDTH),
+                _one_line(entry.get("name", "")),
                 str(entry.get("kind") or ""),
-                _cut(entry.get("type_text") or "", _TYPE_WIDTH),
+                _one_line(entry.get("type_text") or ""),
                 "UNSAFE: panics; use a non-panicking alternative" if entry.get("unsafe") else "",
             ]
         )
-    return "\n".join([head, *_columns(rows)])
+    lines = [head, *_columns(rows)]
+    _indexing_note(result, lines)
+    return "\n".join(lines)
 
 
 def render_scope(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
@@ -162,14 +171,17 @@ def render_scope(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     place = f"at {args['line']}:{args.get('character', 0)}" if args.get("line") is not None else "at top level"
     lines.append("")
     if symbols:
-        lines.append(f"{_plural(len(symbols), 'name')} in scope {place}:")
+        more = result.get("more") or 0
+        shown = f" (the file's own first; {more} more not shown: raise `max`)" if more else ""
+        lines.append(f"{_plural(len(symbols), 'name')} in scope {place}{shown}:")
         rows = [
-            [_cut(s.get("name", ""), _NAME_WIDTH), str(s.get("kind") or ""), _cut(s.get("type_text") or "", _TYPE_WIDTH)]
+            [_one_line(s.get("name", "")), str(s.get("kind") or ""), _one_line(s.get("type_text") or "")]
             for s in symbols
         ]
         lines.extend(_columns(rows))
     else:
         lines.append(f"no names in scope {place}")
+    _indexing_note(result, lines)
     return "\n".join(lines)
 
 
@@ -223,7 +235,7 @@ def render_symbols(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     def walk(entries: Sequence[Mapping[str, Any]], depth: int) -> None:
         for entry in entries:
             span = f"{entry.get('line')}-{entry.get('end_line')}"
-            detail = f"  {_cut(entry['detail'], _TYPE_WIDTH)}" if entry.get("detail") else ""
+            detail = f"  {_one_line(entry['detail'])}" if entry.get("detail") else ""
             lines.append(f"{'  ' * (depth + 1)}{span} {entry.get('kind', '')} {entry.get('name', '')}{detail}")
             walk(entry.get("children") or [], depth + 1)
 
@@ -267,7 +279,7 @@ def render_edits(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         lines.append(f"  {change.get('file', '?')}")
         for edit in change.get("edits") or []:
             span = f"{edit['line']}:{edit['character']}-{edit['end_line']}:{edit['end_character']}"
-            lines.append(f"    {span} -> {_cut(repr(edit.get('new_text', '')), _TYPE_WIDTH)}")
+            lines.append(f"    {span} -> {repr(edit.get('new_text', ''))}")
     return "\n".join(lines)
 
 
@@ -281,24 +293,45 @@ def render_fixes(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     return "\n".join(lines + _more(int(result.get("more") or 0), "fix"))
 
 
-def render_error(error: Mapping[str, Any], *, tool: str | None = None, retried: bool = False) -> str:
+RESTARTED_NOTE = "rust-analyzer had died; a fresh one was started for this call with every overlay re-applied"
+
+
+def what_happened(*, retried: bool, restarted: int, failed: bool) -> str | None:
+    """What this call did about a dead analyzer, in one line; None when it did nothing."""
+    if restarted and failed:
+        again = ", and the call retried" if retried else ""
+        return f"({RESTARTED_NOTE}{again}; it failed again)"
+    if restarted:
+        return f"note: {RESTARTED_NOTE}"
+    if retried:
+        return "(the call was retried once; it failed again)" if failed else (
+            "note: the first attempt failed (oracle-crashed); the call was retried once")
+    return None
+
+
+def render_error(error: Mapping[str, Any], *, tool: str | None = None, retried: bool = False,
+                 restarted: int = 0) -> str:
     kind = error.get("kind", "error")
     lead = f"{tool} failed: " if tool else ""
     lines = [f"{lead}{kind}: {error.get('message', '')}".rstrip()]
-    if retried:
-        lines.append("(the analyzer was respawned and the call retried once; it failed again)")
+    happened = what_happened(retried=retried, restarted=restarted, failed=True)
+    if happened:
+        lines.append(happened)
     recipe = error.get("recipe")
     if recipe:
         lines.append(f"fix: {recipe}")
     return "\n".join(lines)
 
 
-def error_output(error: Mapping[str, Any], *, tool: str, retried: bool = False) -> ToolOutput:
+def error_output(error: Mapping[str, Any], *, tool: str, retried: bool = False, restarted: int = 0) -> ToolOutput:
     """An `isError` result: the readable report and `{"error": {kind, message, recipe}}`."""
     structured: dict[str, Any] = {"error": dict(error)}
     if retried:
         structured["retried"] = True
-    return ToolOutput(render_error(error, tool=tool, retried=retried), is_error=True, structured=structured)
+    if restarted:
+        structured["restarted"] = restarted
+    return ToolOutput(render_error(error, tool=tool, retried=retried, restarted=restarted), is_error=True,
+                      structured=structured)
 
 
 RENDERERS = {

@@ -2,7 +2,8 @@
 
 `complete` ranks, filters and caps the list before any per-entry work and flags entries that would
 panic in domain code; `scope` keeps the names in scope, at a position or at a neutral top-level place
-(inside a probe function appended to the file for the one op).
+(inside a probe function appended to the file for the one op), the file's own first, then its
+imports, then the rest (the prelude, which otherwise buries them), and caps them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from ferrule.project import ProjectFile
 from ferrule.relay import mapping
 from ferrule.relay.documents import Shown
 from ferrule.relay.ops.context import OpContext
-from ferrule.relay.params import COMPLETE_MAX_DEFAULT, CompleteParams, Position, ScopeParams
+from ferrule.relay.params import (
+    COMPLETE_MAX_DEFAULT,
+    SCOPE_MAX_DEFAULT,
+    CompleteParams,
+    Position,
+    ScopeParams,
+)
 from ferrule.relay.results import Branded, CompleteResult, Entry, ScopeResult, Symbol
 
 PROBE_NAME = "__ferrule_scope_probe__"
@@ -108,7 +115,8 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
     with documents.showing(ctx.client, file, shown_text) as shown:
         items = await _completion_items(ctx, file, position, shown)
     kinds = mapping.COMPLETION_KIND
-    symbols: list[Symbol] = []
+    own, imported = _declared(ctx, file.rel, text)
+    ranked: list[tuple[int, str, str, Symbol]] = []
     seen = set()
     for item in items:
         kind = item.get("kind")
@@ -119,7 +127,12 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
         if key in seen:
             continue
         seen.add(key)
-        symbols.append({"name": name, "kind": kinds.get(kind or 1, "text"), "type_text": item.get("detail") or ""})
+        group = 0 if kind == mapping.VARIABLE or name in own else 1 if name in imported else 2
+        symbol: Symbol = {"name": name, "kind": kinds.get(kind or 1, "text"), "type_text": item.get("detail") or ""}
+        ranked.append((group, item.get("sortText") or "", name, symbol))
+    ranked.sort(key=lambda entry: entry[:3])
+    limit = SCOPE_MAX_DEFAULT if params.max is None else params.max
+    symbols = [entry[3] for entry in ranked[:limit]]
     cell = mapping.module_path(file.rel)
     seam_file = next((rel for rel in mapping.seam_candidates(file.rel)
                       if rel == file.rel or (ctx.root.path / rel).is_file() or rel in documents.overlays), None)
@@ -129,5 +142,24 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
         if "line" in found:
             entry["line"] = found["line"]
         branded.append(entry)
-    result: ScopeResult = {"symbols": symbols, "cell": cell, "seam_file": seam_file, "branded": branded}
+    result: ScopeResult = {"symbols": symbols, "more": len(ranked) - len(symbols), "cell": cell,
+                           "seam_file": seam_file, "branded": branded}
     return ctx.mark(result)
+
+
+def _declared(ctx: OpContext, rel: str, text: str) -> tuple[set[str], set[str]]:
+    """The names the file declares (its module's items; a macro as `name!`) and the names its `use`
+    items import, from the policy's facts of the text (cached for validate too)."""
+    own: set[str] = set()
+    imported: set[str] = set()
+    for fact in ctx.policy.current.enrich(rel, text)["facts"]:
+        kind, name = fact.get("kind"), fact.get("name")
+        if not name:
+            continue
+        if kind == "use":
+            imported |= mapping.imported_names(name)
+        elif kind == "macro_rules":
+            own.add(name + "!")
+        elif kind != "impl":
+            own.add(name)
+    return own, imported

@@ -16,7 +16,7 @@ from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, RequestTimeout, ResponseError
 from ferrule.lsp.errors import INTERNAL_ERROR
 from ferrule.lsp.positions import line_text
-from ferrule.project import ProjectFile, ProjectRoot
+from ferrule.project import BadRequest, ProjectFile, ProjectRoot
 from ferrule.relay.analyzer import AnalyzerProcess
 from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
@@ -25,6 +25,8 @@ from ferrule.relay.results import Indexing
 
 CONTENT_MODIFIED_RETRIES = 5
 LOADING_RETRY_S = 0.05  # while the workspace loads, how often a "file not found" request is retried
+POSITION_RECIPE = ("`line` is 1-based and `character` 0-based, in UTF-8 bytes of the line; "
+                   "ask within the text the op sees (`content`, else the overlay, else the disk)")
 
 R = TypeVar("R", bound=Indexing)
 
@@ -108,14 +110,27 @@ class OpContext:
 
     def lsp_position(self, file: ProjectFile, position: Position, content: str | None,
                      index: LineIndex | None = None) -> dict[str, int]:
-        """The protocol's position as the analyzer counts it (0-based line, its column encoding)."""
-        codec = self.analyzer.codec
-        if codec.identity:
-            return {"line": position.line - 1, "character": position.character}
+        """The protocol's position as the analyzer counts it (0-based line, its column encoding).
+
+        A position outside the text is refused here, in the protocol's terms: the analyzer's own
+        message counts lines from 0 and is worded differently by each release."""
         if index is None:
             index = self.documents.index(file, content)
-        return {"line": position.line - 1,
-                "character": codec.to_server(line_text(index, position.line - 1), position.character)}
+        line = position.line - 1
+        if line >= index.line_count:
+            text = index.text
+            lines = index.line_count - (1 if text.endswith("\n") else 0)
+            raise BadRequest(f"line {position.line} is past the end of {file.rel} ({plural(lines, 'line')})",
+                             POSITION_RECIPE)
+        text = index.line(line)
+        length = len(text) if text.isascii() else len(text.encode("utf-8"))
+        if position.character > length:
+            raise BadRequest(f"character {position.character} is past the end of line {position.line} of "
+                             f"{file.rel} ({plural(length, 'byte')})", POSITION_RECIPE)
+        codec = self.analyzer.codec
+        if codec.identity:
+            return {"line": line, "character": position.character}
+        return {"line": line, "character": codec.to_server(text, position.character)}
 
     def utf8_column(self, index: LineIndex | None, line: int, character: int) -> int:
         """The analyzer's column on 0-based `line` as the protocol's UTF-8 byte offset."""
@@ -123,6 +138,11 @@ class OpContext:
         if codec.identity or index is None:
             return character
         return codec.from_server(line_text(index, line), character)
+
+
+def plural(count: int, word: str) -> str:
+    """`1 line`, `87 lines`: counts in messages and reports."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _not_loaded_yet(client: LspClient, error: ResponseError) -> bool:
@@ -133,4 +153,4 @@ def _not_loaded_yet(client: LspClient, error: ResponseError) -> bool:
     return "file not found" in error.message or (error.code == INTERNAL_ERROR and "panicked" in error.message)
 
 
-__all__ = ["Budget", "OpContext"]
+__all__ = ["Budget", "OpContext", "plural"]
