@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scope": ("ferrule.relay.cli", "symbols in scope, module path, seam file, newtypes"),
     "check": ("ferrule.conform.cli", "the policy gate over a crate, with its baseline ratchet"),
     "mcp": ("ferrule.tools.cli", "the Rust MCP server for agent hosts (stdio)"),
+    "run": ("ferrule.mcp.adapters.cli", "serve an existing Python MCP server (official SDK, fastmcp) on ferrule's stdio"),
     "demo": ("ferrule.demo", "run the relay on the bundled demo crate and show what an agent sees"),
 }
 
