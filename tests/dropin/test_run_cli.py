@@ -24,6 +24,7 @@ def run(target: str, cwd: Path = APPS, stdin: bytes = b"") -> subprocess.Complet
     ("mcpserver_app", "dropin-mcpserver"),
     ("mcpserver_app:mcp", "dropin-mcpserver"),
     (str(APPS / "fastmcp_app.py") + ":app", "dropin-fastmcp"),
+    (str(APPS.parents[2] / "examples" / "sdk_server_dropin.py"), "notes"),
 ])
 def test_the_app_is_found_and_served_without_its_main_block(target, name):
     peer = Peer(ferrule_command(target))
