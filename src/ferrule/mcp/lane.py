@@ -28,6 +28,7 @@ class AsyncLane:
         self._answer = answer
         self._report = report
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Future[None] | None = None
         self._thread: threading.Thread | None = None
         self._running: dict[Any, asyncio.Task[Any]] = {}  # request id -> task; touched on the loop only
         self._futures: set[Future[Any]] = set()
@@ -39,8 +40,9 @@ class AsyncLane:
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
+                self._stop = loop.create_future()
                 ready = threading.Event()
-                thread = threading.Thread(target=_serve_forever, args=(loop, ready), name="mcp-async", daemon=True)
+                thread = threading.Thread(target=_serve, args=(loop, self._stop, ready), name="mcp-async", daemon=True)
                 thread.start()
                 ready.wait()
                 self._loop, self._thread = loop, thread
@@ -116,16 +118,19 @@ class AsyncLane:
             loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
         if loop is None or thread is None:
             return
-        loop.call_soon_threadsafe(loop.stop)
+        assert self._stop is not None
+        loop.call_soon_threadsafe(self._stop.set_result, None)
         thread.join()
         loop.close()
 
 
-def _serve_forever(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
+def _serve(loop: asyncio.AbstractEventLoop, stop: asyncio.Future[None], ready: threading.Event) -> None:
     asyncio.set_event_loop(loop)
     loop.call_soon(ready.set)
     try:
-        loop.run_forever()
+        # One root task for the lane's life: anyio ties its worker threads to the root task, so with
+        # one that lives this long a sync handler's thread is reused, not started per call.
+        loop.run_until_complete(_until(stop))
     finally:
         pending = asyncio.all_tasks(loop)
         for task in pending:
@@ -133,6 +138,10 @@ def _serve_forever(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> N
         if pending:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.run_until_complete(loop.shutdown_asyncgens())
+
+
+async def _until(stop: asyncio.Future[None]) -> None:
+    await stop
 
 
 async def _awaited(work: Awaitable[Any]) -> Any:
