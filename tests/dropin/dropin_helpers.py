@@ -6,6 +6,7 @@ import os
 import select
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,9 @@ class Peer:
     """A server process driven over pipes; answers are collected by id, notifications in order."""
 
     def __init__(self, command: list[str], cwd: Path = APPS, env: dict[str, str] | None = None) -> None:
+        self._stderr = tempfile.TemporaryFile()  # a file, not a pipe: a chatty server never blocks on it
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd=cwd, env=env)
+                                     stderr=self._stderr, cwd=cwd, env=env)
         self._buffer = b""
         self.answers: dict[Any, Any] = {}
         self.notifications: list[Any] = []
@@ -44,10 +46,10 @@ class Peer:
         fd = self.proc.stdout.fileno()
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise TimeoutError(f"nothing within {BOUND}s; stderr: {self.stderr_so_far()!r}")
+            raise TimeoutError(f"nothing from the server within {BOUND}s")
         chunk = os.read(fd, 1 << 16)
         if not chunk:
-            raise EOFError(f"the server closed stdout; stderr: {self.stderr_so_far()!r}")
+            raise EOFError("the server closed stdout")
         self._buffer += chunk
         while b"\n" in self._buffer:
             line, _, self._buffer = self._buffer.partition(b"\n")
@@ -75,12 +77,12 @@ class Peer:
         self.send(message)
         return self.wait_answer(message["id"])
 
-    def stderr_so_far(self) -> str:
-        return "(read at exit)"
-
     def close(self) -> tuple[int, bytes, str]:
         """End of input; (exit status, the rest of stdout, stderr)."""
-        out, err = self.proc.communicate(timeout=BOUND)
+        out, _ = self.proc.communicate(timeout=BOUND)
+        self._stderr.seek(0)
+        err = self._stderr.read()
+        self._stderr.close()
         rest = self._buffer + out
         for line in rest.splitlines():
             msg = orjson.loads(line)
