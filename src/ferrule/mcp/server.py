@@ -37,7 +37,7 @@ from functools import partial
 from time import perf_counter
 from typing import Any
 
-from orjson import JSONDecodeError, dumps, loads
+from orjson import JSONDecodeError, loads
 
 from .eras import (
     MODERN_REVISIONS,
@@ -247,12 +247,13 @@ class Server:
             return
         items = [_decode(line, max_line) for line in batch]
         cancels: dict[Any, int] | None = None
-        for index, (msg, _line) in enumerate(items):
-            target = _cancel_target(msg)
-            if target is not None:
-                if cancels is None:
-                    cancels = {}
-                cancels[target] = index
+        for index, (msg, line) in enumerate(items):
+            if b"notifications/cancelled" in line:  # a byte search spares the others a closer look
+                target = _cancel_target(msg)
+                if target is not None:
+                    if cancels is None:
+                        cancels = {}
+                    cancels[target] = index
         for index, (msg, line) in enumerate(items):
             if self._dead:
                 return
@@ -262,11 +263,12 @@ class Server:
         """Answer one decoded line (or act on it, for notifications; responses are dropped)."""
         msg_id = None
         try:
-            if isinstance(msg, ProtocolError):
-                raise msg
-            if type(msg) is list and accepts_batches(self.revision):
-                self._serve_batch(msg, line)
-                return
+            if type(msg) is not dict:
+                if isinstance(msg, ProtocolError):
+                    raise msg
+                if type(msg) is list and accepts_batches(self.revision):
+                    self._serve_batch(msg, line)
+                    return
             kind, msg_id, method, params = classify(msg)
             if kind != REQUEST:
                 if kind == NOTIFICATION:
@@ -289,7 +291,7 @@ class Server:
 
     def _route(self, msg_id: Any, method: str, params: Any) -> bytes | None:
         """The one route of a request to its handler: the era (per request), then the method."""
-        if params is not None and is_stateless(method, params):
+        if params is not None and "_meta" in params and is_stateless(method, params):
             check_envelope(params)
             handler = self._stateless.get(method)
             if handler is None:
@@ -518,10 +520,6 @@ class Server:
             result["resultType"] = "complete"
             result["_meta"] = self._stamp
         try:
-            return dumps({"jsonrpc": "2.0", "id": msg_id, "result": result})
-        except TypeError:
-            pass
-        try:  # an id beyond 64 bits, or a lone surrogate in the report: the general encoder
             return result_line(msg_id, result)
         except TypeError as exc:
             result.pop("structuredContent", None)
