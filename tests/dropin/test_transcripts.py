@@ -33,7 +33,7 @@ def call(msg_id: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def handshake_session(peer: Peer, app: str) -> dict[str, Any]:
     """Every feature in the handshake era; the transcript: answers by id, notifications by kind."""
-    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}},
                                    "clientInfo": {"name": "transcript", "version": "0"}}))
     peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     peer.ask(req(2, "tools/list"))
@@ -65,6 +65,11 @@ def handshake_session(peer: Peer, app: str) -> dict[str, Any]:
     peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 20, "reason": "test"}})
     peer.ask(req(21, "ping"))
     peer.ask(call(22, "was_cancelled", {}))
+    # a request from server to client: the client's answer reaches the tool that asked
+    peer.send(call(23, "roots", {}))
+    asked = peer.wait_notification(lambda n: n.get("method") == "roots/list")
+    peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": [{"uri": "file:///work", "name": "work"}]}})
+    peer.wait_answer(23)
     return transcript(peer)
 
 
@@ -79,6 +84,7 @@ def stateless_session(peer: Peer, app: str) -> dict[str, Any]:
                  stateless=True))
     if app != "lowlevel_app":
         peer.ask(req(7, "resources/read", {"uri": "memo://readme"}, stateless=True))
+        peer.ask(req(8, "tools/call", {"name": "roots", "arguments": {}}, stateless=True))  # no back-channel in 2026
     return transcript(peer)
 
 
@@ -91,7 +97,8 @@ def transcript(peer: Peer) -> dict[str, Any]:
         if note.get("method") == "notifications/progress":
             progress.setdefault(note["params"]["progressToken"], []).append(note["params"])
     logs = [n["params"] for n in peer.notifications if n.get("method") == "notifications/message"]
-    return {"answers": answers, "progress": progress, "logs": logs}
+    asked = [n for n in peer.notifications if "id" in n]  # requests from the server
+    return {"answers": answers, "progress": progress, "logs": logs, "asked": asked}
 
 
 def normalise(msg: dict[str, Any]) -> dict[str, Any]:
@@ -122,6 +129,7 @@ def test_the_handshake_session_answers_as_the_sdk_does(app):
         assert 20 not in ours["answers"] and ours["answers"][22]["result"]["structuredContent"] == {"result": ["hang"]}
         assert ours["answers"][18]["result"] == {} and ours["answers"][17]["result"]["content"][0]["text"] == "released"
         assert [p["progress"] for p in ours["progress"]["p9"]] == [1, 2, 3]
+        assert ours["answers"][23]["result"]["structuredContent"] == {"result": ["file:///work"]}
         assert [f"did step {i}" in str(entry["data"]) for i, entry in enumerate(ours["logs"], 1)] == [True] * 3
 
 

@@ -77,6 +77,13 @@ def was_cancelled() -> list[str]:
     return cancelled
 
 
+@app.tool
+async def roots(ctx: Context) -> list[str]:
+    """Asks the client for its roots (a request from server to client)."""
+    listed = await ctx.session.list_roots()
+    return [str(root.uri) for root in listed.roots]
+
+
 @app.resource("memo://readme")
 def readme() -> str:
     """A static resource."""

@@ -78,6 +78,13 @@ def was_cancelled() -> list[str]:
     return cancelled
 
 
+@mcp.tool()
+async def roots(ctx: Context) -> list[str]:
+    """Asks the client for its roots (a request from server to client)."""
+    listed = await ctx.session.list_roots()
+    return [str(root.uri) for root in listed.roots]
+
+
 @mcp.resource("memo://readme")
 def readme() -> str:
     """A static resource."""

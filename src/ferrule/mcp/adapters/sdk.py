@@ -15,13 +15,15 @@ loop does); every other request belongs to the one handshake-era connection of t
 `initialize` is handled before the next line is read (the SDK also runs it inline); every other
 request and notification runs on the async lane, concurrently.
 
-Server-to-client requests (sampling, elicitation, roots, ping from the server) are refused to the
-tool with the SDK's own `NoBackChannelError` ("no back-channel for server-initiated requests"), in
-both eras; notifications (log messages, progress) are sent.
+Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
+channel in the handshake era, and the client's answer (routed back by its id) resumes the waiting
+tool; the 2026-07-28 era has no server-to-client requests, so there the tool gets the SDK's own
+`NoBackChannelError`, as under the SDK. Notifications (log messages, progress) are sent in both.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import Future
@@ -36,40 +38,45 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
 from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data, progress_token_from_params
 from mcp.shared.transport_context import TransportContext
-from mcp_types import INTERNAL_ERROR, ErrorData
+from mcp_types import INTERNAL_ERROR, REQUEST_TIMEOUT, ErrorData
 
 from ..eras import is_stateless
 from ..server import Server
-from ..wire import error_line, result_line
+from ..wire import encode, error_line, result_line
 
 __all__ = ["SdkServer"]
 
 _STDIO = TransportContext(kind="stdio", can_send_request=False)
+_DUPLEX = TransportContext(kind="stdio", can_send_request=True)
 Lifespan = Callable[[], AbstractAsyncContextManager[Any]]
 
 
 class _Outbound:
-    """The connection-scoped channel: notifications go out, server-initiated requests are refused."""
+    """The connection-scoped channel: notifications, and requests to the client."""
 
-    def __init__(self, server: Server) -> None:
+    can_send_request = True
+
+    def __init__(self, server: SdkServer) -> None:
         self._server = server
 
     async def notify(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> None:
         self._server.notify(method, dict(params or {}))
 
     async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> dict[str, Any]:
-        raise NoBackChannelError(method)
+        if not self.can_send_request:
+            raise NoBackChannelError(method)
+        return await self._server.request(method, params, opts)
 
 
 class _Exchange(_Outbound):
     """The SDK's `DispatchContext` for one inbound message on ferrule's channel."""
 
     message_metadata = None
-    transport = _STDIO
-    can_send_request = False
 
-    def __init__(self, server: Server, request_id: Any, params: Mapping[str, Any] | None) -> None:
+    def __init__(self, server: SdkServer, request_id: Any, params: Mapping[str, Any] | None, modern: bool) -> None:
         super().__init__(server)
+        self.can_send_request = not modern  # 2026-07-28 has no server-to-client requests
+        self.transport = _STDIO if modern else _DUPLEX
         self.request_id = request_id
         self._token = progress_token_from_params(params)
         self.cancel_requested = anyio.Event()
@@ -103,6 +110,8 @@ class SdkServer(Server):
         self._state: Any = None
         self._stop: anyio.Event | None = None
         self._legacy: ServerRunner[Any] | None = None
+        self._last_request_id = 0
+        self._waiting: dict[Any, asyncio.Future[dict[str, Any]]] = {}  # touched on the lane only
 
     # -- lifecycle: the app's lifespans are held open on the lane for the whole run ---------------
 
@@ -144,8 +153,8 @@ class SdkServer(Server):
         return None
 
     async def _respond(self, msg_id: Any, method: str, params: Any) -> bytes | None:
-        exchange = _Exchange(self, msg_id, params)
         modern = params is not None and is_stateless(method, params)
+        exchange = _Exchange(self, msg_id, params, modern)
         try:
             if modern:
                 result = await self._serve_modern(exchange, method, params)
@@ -177,9 +186,44 @@ class SdkServer(Server):
     async def _notified(self, method: str, params: Any) -> None:
         assert self._legacy is not None
         try:
-            await self._legacy.on_notify(_Exchange(self, None, params), method, params)
+            await self._legacy.on_notify(_Exchange(self, None, params, False), method, params)
         except Exception as exc:  # the SDK logs a notification handler's failure and goes on
             print(f"{self.label}: the handler of {method!r} raised {exc!r}", file=sys.stderr)
+
+
+    # -- requests to the client (handshake era) ------------------------------------------------
+
+    async def request(self, method: str, params: Mapping[str, Any] | None, opts: Any) -> dict[str, Any]:
+        """Send a request to the client and wait for its answer (on the lane)."""
+        self._last_request_id += 1
+        request_id = self._last_request_id
+        waiting = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = waiting
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        self.write([encode(message)])
+        timeout = (opts or {}).get("timeout")
+        try:
+            with anyio.fail_after(timeout):
+                answer = await waiting
+        except TimeoutError:
+            raise MCPError(code=REQUEST_TIMEOUT, message=f"the client did not answer {method} in {timeout} s") from None
+        finally:
+            self._waiting.pop(request_id, None)
+        if "error" in answer:
+            raise MCPError.from_error_data(ErrorData.model_validate(answer["error"]))
+        result = answer.get("result")
+        return result if type(result) is dict else {}
+
+    def on_response(self, msg: dict[str, Any]) -> None:
+        if self.lane.started:
+            self.lane.loop.call_soon_threadsafe(self._resolve, msg)
+
+    def _resolve(self, msg: dict[str, Any]) -> None:
+        waiting = self._waiting.get(msg.get("id"))
+        if waiting is not None and not waiting.done():
+            waiting.set_result(msg)
 
 
 def _internal(exc: Exception) -> ErrorData:
