@@ -98,7 +98,7 @@ class Direct:
     name = "direct LSP client (floor)"
 
     def __init__(self, root: Path, analyzer: str) -> None:
-        from ferrule.relay.session import ANALYZER_CONFIG, initialize_params
+        from ferrule.relay.analyzer import ANALYZER_CONFIG, initialize_params
 
         # the relay's settings and the relay's exact capabilities (completion documentation resolved
         # lazily on both sides, so the answers the two parse are the same size)
@@ -304,7 +304,7 @@ class Instant:  # answers at once: what is left is the envelope, the scheduling 
     def __init__(self, root, *, analyzer=None, on_progress=None):
         pass
 
-    async def call(self, op, params):
+    async def run(self, op, params):
         return {} if op == "shutdown" else {"display": "let word: Option<&str>", "documentation": ""}
 
 sys.exit(serve(sys.argv[1], session_factory=Instant))

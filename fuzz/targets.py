@@ -456,7 +456,7 @@ def relay_project() -> tuple[Any, Path, Path]:
     """(ProjectRoot, outside dir, outside sentinel file): a project whose symlinks lead out of it."""
     global _RELAY_ROOT
     if _RELAY_ROOT is None:
-        from ferrule.relay.paths import ProjectRoot
+        from ferrule.project import ProjectRoot
 
         base = Path(tempfile.mkdtemp(prefix="ferrule-fuzz-"))
         outside = base / "outside"
@@ -487,8 +487,9 @@ def _json_type(value: Any) -> str:
 
 
 def check_relay_envelope(data: bytes) -> None:
-    from ferrule.relay import OPS
-    from ferrule.relay.envelope import PARAMS, FrameRejected, encode_error, encode_result, parse_request
+    from ferrule.relay.envelope import FrameRejected, encode_error, encode_result, parse_request
+    from ferrule.relay.ops import OPS
+    from ferrule.relay.params import fields_of
 
     root, outside, sentinel = relay_project()
     try:
@@ -511,12 +512,13 @@ def check_relay_envelope(data: bytes) -> None:
     assert frame.get("proto") == 1 and type(frame.get("proto")) is not bool  # 1.0 is 1 in JSON
     assert type(request.id) in (str, int, float) and request.id == frame["id"]
     assert request.op in OPS and request.op == frame["op"]
-    allowed = set(PARAMS[request.op]) | {"timeout_ms"}
-    assert set(request.params) <= allowed, request.params
-    for name, field in PARAMS[request.op].items():
-        if field.required:
-            assert name in request.params, f"{request.op} accepted without {name}"
-    for name, value in request.params.items():
+    declared = fields_of(OPS[request.op].params)
+    params = request.params.to_json()
+    assert set(params) <= {name for name, _ in declared}, params
+    for name, spec in declared:
+        if spec.required:
+            assert name in params, f"{request.op} accepted without {name}"
+    for name, value in params.items():
         if name in ("timeout_ms", "max"):
             assert type(value) is int and value >= (1 if name == "timeout_ms" else 0), (name, value)
         elif name == "position":
@@ -526,7 +528,7 @@ def check_relay_envelope(data: bytes) -> None:
             assert value is None or type(value) is str
         else:
             assert type(value) is str, (name, _json_type(value))
-    file = request.params.get("file")
+    file = params.get("file")
     if request.op in ("init", "shutdown"):
         assert file is None and request.file is None
         return
@@ -545,12 +547,12 @@ class EchoSession:
     def __init__(self, root: Any, *, analyzer: Any = None, on_progress: Any = None) -> None:
         self.calls = 0
 
-    async def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def run(self, op: str, params: Any) -> dict[str, Any]:
         self.calls += 1
         if op == "shutdown":
             await asyncio.sleep(0.002)  # an analyzer takes a while to shut down: input ends meanwhile
         await asyncio.sleep(0)
-        return {} if op in ("init", "shutdown") else {"op": op, "file": params.get("file")}
+        return {} if op in ("init", "shutdown") else {"op": op, "file": getattr(params, "file", None)}
 
 
 def check_relay_loop(data: bytes) -> None:

@@ -1,7 +1,9 @@
 """The layers of the design, kept by a test: each package imports only the ferrule modules below it.
 
-cli -> tools -> relay -> lsp, conform; mcp stands apart and builds only on capture and fastframe
-(tests/mcp/test_layering.py checks, besides, that the transport loads and names nothing of Rust).
+cli -> tools -> relay -> lsp, conform -> project; mcp stands apart and builds only on capture and
+fastframe (tests/mcp/test_layering.py checks, besides, that the transport loads and names nothing of
+Rust). `project` (the root, its path sandbox, the error kinds) is the floor both the relay and the gate
+stand on.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ LEAVES = ("ferrule.fastframe", "ferrule.capture", "ferrule._", "ferrule.__versio
 # package -> the ferrule packages it may import besides itself and the leaves
 ALLOWED = {
     "mcp": (),
-    "lsp": (),
-    "conform": (),
-    "relay": ("ferrule.lsp", "ferrule.conform"),
-    "tools": ("ferrule.mcp", "ferrule.relay", "ferrule.conform"),
+    "project": (),
+    "lsp": ("ferrule.project",),
+    "conform": ("ferrule.project",),
+    "relay": ("ferrule.lsp", "ferrule.conform", "ferrule.project"),
+    "tools": ("ferrule.mcp", "ferrule.relay", "ferrule.conform", "ferrule.project"),
 }
 
 

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 from collections.abc import Sequence
 
 from ferrule import __version__
 
-# name -> (module, one-line summary); a command whose module is not shipped is not offered.
-COMMANDS: dict[str, tuple[str, str]] = {
+# name -> (module, one-line summary); None: the command is a relay op, summarised by the op table
+# (read only when a summary is shown, so that routing to another command never loads the relay).
+COMMANDS: dict[str, tuple[str, str | None]] = {
     "serve": ("ferrule.relay.cli", "serve the NDJSON oracle protocol on stdin/stdout for one Rust project"),
-    "validate": ("ferrule.relay.cli", "diagnostics (and policy findings) for one file"),
-    "type": ("ferrule.relay.cli", "the type under a position (hover)"),
-    "complete": ("ferrule.relay.cli", "completions at a position"),
-    "scope": ("ferrule.relay.cli", "symbols in scope, module path, seam file, newtypes"),
+    "validate": ("ferrule.relay.cli", None),
+    "type": ("ferrule.relay.cli", None),
+    "complete": ("ferrule.relay.cli", None),
+    "scope": ("ferrule.relay.cli", None),
     "check": ("ferrule.conform.cli", "the policy gate over a crate, with its baseline ratchet"),
     "mcp": ("ferrule.tools.cli", "the Rust MCP server for agent hosts (stdio)"),
     "run": ("ferrule.mcp.adapters.cli", "serve an existing Python MCP server (official SDK, fastmcp) on ferrule's stdio"),
@@ -30,26 +30,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def available_commands() -> dict[str, tuple[str, str]]:
-    found = {}
-    for name, (module, summary) in COMMANDS.items():
-        try:
-            present = importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:
-            present = False
-        if present:
-            found[name] = (module, summary)
-    return found
+def summary(name: str) -> str:
+    text = COMMANDS[name][1]
+    if text is None:
+        from ferrule.relay.ops import OPS
+
+        text = OPS[name].summary
+    return text
 
 
-def _top_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParser:
-    listing = "\n".join(f"  {name:<10} {summary}" for name, (_, summary) in commands.items())
+def _top_parser() -> argparse.ArgumentParser:
+    listing = "\n".join(f"  {name:<10} {summary(name)}" for name in COMMANDS)
     parser = argparse.ArgumentParser(
         prog="ferrule",
         description="Join AI coding agents to rust-analyzer: an MCP stdio transport and an analyzer relay.",
-        epilog=f"commands:\n{listing}\n\nRun 'ferrule COMMAND --help' for a command's options."
-        if listing
-        else None,
+        epilog=f"commands:\n{listing}\n\nRun 'ferrule COMMAND --help' for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ferrule {__version__}")
@@ -59,17 +54,16 @@ def _top_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParser
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = available_commands()
-    top = _top_parser(commands)
     if not args or args[0].startswith("-"):
+        top = _top_parser()
         top.parse_args(args)
         top.print_help()
         return 0 if not args else 2
     name, rest = args[0], args[1:]
-    if name not in commands:
-        top.error(f"unknown command {name!r}; choose from: {', '.join(commands) or '(none)'}")
-    module = importlib.import_module(commands[name][0])
-    parser = argparse.ArgumentParser(prog=f"ferrule {name}", description=commands[name][1])
+    if name not in COMMANDS:
+        _top_parser().error(f"unknown command {name!r}; choose from: {', '.join(COMMANDS)}")
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"ferrule {name}", description=summary(name))
     run = module.configure(name, parser)
     return int(run(parser.parse_args(rest)) or 0)
 

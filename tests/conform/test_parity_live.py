@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conform_helpers import CRATES
 
-from ferrule.relay.errors import AnalyzerMissing
+from ferrule.project import AnalyzerMissing
 from ferrule.relay.resolve import resolve_analyzer
 from ferrule.relay.sync import SyncSession
 

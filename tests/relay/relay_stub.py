@@ -1,7 +1,8 @@
 """A scripted stand-in for Session, for the serve loop's unit tests only (the live tests use the real one).
 
-It answers every op by echoing it, after a delay chosen per (op, file), and records when each op
-started and ended, so a test can see the order the loop ran them in.
+It answers every op by echoing it (its typed params as the frame would carry them), after a delay
+chosen per (op, file), and records when each op started and ended, so a test can see the order the
+loop ran them in.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ferrule.relay.errors import RelayError
+from ferrule.project import FerruleError
+from ferrule.relay.params import OpParams
 
 
 class StubSession:
@@ -20,8 +22,11 @@ class StubSession:
         self.failures: dict[tuple[str, str | None], BaseException] = dict(failures or {})
         self.events: list[tuple[str, str, str | None, Any]] = []  # (start|end, op, file, content)
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.typed: list[OpParams] = []  # what each op got, as it got it
 
-    async def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def run(self, op: str, typed: OpParams) -> dict[str, Any]:
+        params = typed.to_json()
+        self.typed.append(typed)
         file = params.get("file")
         self.calls.append((op, dict(params)))
         self.events.append(("start", op, file, params.get("content")))
@@ -46,4 +51,4 @@ def factory(**options):
     return make
 
 
-__all__ = ["RelayError", "StubSession", "factory"]
+__all__ = ["FerruleError", "StubSession", "factory"]

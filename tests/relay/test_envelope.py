@@ -5,9 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from ferrule.relay.envelope import FrameRejected, encode_error, encode_result, only_reads, parse_request
-from ferrule.relay.errors import OpTimeout
-from ferrule.relay.paths import ProjectRoot
+from ferrule.project import OpTimeout, ProjectRoot
+from ferrule.relay.envelope import FrameRejected, encode_error, encode_result, parse_request
 
 
 @pytest.fixture
@@ -34,7 +33,7 @@ def test_ids_that_cannot_correlate_are_refused_with_null(root, request_id):
 
 def test_missing_params_mean_empty_params(root):
     request = parse_request(b'{"proto":1,"id":1,"op":"shutdown"}', root)
-    assert (request.op, request.params, request.file) == ("shutdown", {}, None)
+    assert (request.op, request.params.to_json(), request.file) == ("shutdown", {}, None)
 
 
 def test_a_missing_op_is_named(root):
@@ -82,7 +81,7 @@ def test_positions_past_what_lsp_carries_are_refused(root, position, named):
 def test_the_largest_lsp_position_passes(root):
     line = orjson.dumps({"proto": 1, "id": 1, "op": "type",
                          "params": {"file": "a.rs", "position": {"line": 2**31, "character": 2**31 - 1}}})
-    assert parse_request(line, root).params["position"] == {"line": 2**31, "character": 2**31 - 1}
+    assert parse_request(line, root).params.position.to_json() == {"line": 2**31, "character": 2**31 - 1}
 
 
 @pytest.mark.parametrize("raw, shown", [
@@ -118,4 +117,4 @@ def test_counts_are_bounded(root, field, value):
 ])
 def test_only_reads_names_the_ops_that_change_nothing(op, params, reads):
     request = parse_request(orjson.dumps({"proto": 1, "id": 1, "op": op, "params": params}))
-    assert only_reads(request) is reads
+    assert request.only_reads is reads

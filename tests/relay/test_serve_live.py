@@ -13,7 +13,7 @@ import pytest
 import relay_golden as golden
 from relay_helpers import by_id, frame
 
-from ferrule.relay import OPS
+from ferrule.relay import OP_NAMES
 
 pytestmark = pytest.mark.live
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -67,7 +67,7 @@ def test_protocol_errors_are_answered_and_the_loop_survives(served, lib_text):
     table = by_id([a for a in answers if a["id"] is not None])
     assert len(nulls) == 2 and all("unparseable frame" in a["error"]["message"] for a in nulls)
     assert "proto 7" in table[1]["error"]["message"] and "proto 1" in table[1]["error"]["message"]
-    assert all(op in table[2]["error"]["message"] for op in OPS)
+    assert all(op in table[2]["error"]["message"] for op in OP_NAMES)
     assert "`position.line`" in table[3]["error"]["message"] and "`position.character`" in table[3]["error"]["message"]
     assert "missing `position`" in table[4]["error"]["message"]
     assert "absolute path" in table[5]["error"]["message"]

@@ -13,8 +13,8 @@ import pytest
 from relay_helpers import by_id, frame, run_loop
 from relay_stub import factory
 
-from ferrule.relay import OPS
-from ferrule.relay.errors import OpTimeout, WorkspaceUnloadable
+from ferrule.project import OpTimeout, WorkspaceUnloadable
+from ferrule.relay import OP_NAMES
 
 POS = {"line": 1, "character": 0}
 
@@ -83,7 +83,7 @@ def test_unknown_op_lists_the_known_ops(root):
     make = factory()
     _, (answer,) = run_loop(root, frame(4, "hover", {}), make)
     assert answer["id"] == 4 and answer["error"]["kind"] == "protocol"
-    for op in OPS:
+    for op in OP_NAMES:
         assert op in answer["error"]["message"] and op in answer["error"]["recipe"]
     assert "hover" in answer["error"]["message"]
     assert [c[0] for c in make.made.calls] == ["init", "shutdown"]  # never reached the Session
@@ -227,6 +227,17 @@ def test_ops_on_one_file_run_in_arrival_order(root):
     ids = [a["id"] for a in answers]
     assert ids.index(5) < ids.index(1)  # the other file did not queue behind the slow one
     assert set(ids) == {1, 2, 3, 4, 5}
+
+
+def test_an_op_that_waited_checks_its_path_again_and_one_that_did_not_keeps_the_arrival_check(root):
+    make = factory(delays={("update", "src/lib.rs"): 0.2})
+    data = (frame(1, "update", {"file": "src/lib.rs", "content": "A"})
+            + frame(2, "type", {"file": "src/lib.rs", "position": POS}))
+    run_loop(root, data, make)
+    checked = {params.to_json().get("content", "type"): params.checked for params in make.made.typed
+               if getattr(params, "file", None) == "src/lib.rs"}
+    assert checked["A"] is not None and checked["A"].rel == "src/lib.rs"
+    assert checked["type"] is None, "the type op waited 0.2 s behind the update: its file is checked at use"
 
 
 def test_reads_of_one_file_overlap_and_a_change_waits_for_all_of_them(root):

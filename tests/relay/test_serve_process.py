@@ -118,7 +118,7 @@ def test_a_burst_bigger_than_the_pipe_buffer_does_not_deadlock(crate, double):
 
 def test_stray_output_cannot_reach_the_protocol_channel(crate, double, tmp_path):
     # fd 1 of the relay process points at stderr once serving starts; only frames reach the host.
-    code = ("import os, sys; from ferrule.relay import cli; fd = cli._private_stdout(); "
+    code = ("import os, sys; from ferrule.capture import private_stdout; fd = private_stdout(); "
             "print('stray print'); os.system('echo stray child'); os.write(fd, b'frame\\n')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert done.stdout == b"frame\n"

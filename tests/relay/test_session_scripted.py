@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from ferrule.project import BadRequest
 from ferrule.relay.session import Session
 
 FAKE = Path(__file__).resolve().parent.parent / "lsp" / "fake_server.py"
@@ -130,3 +131,26 @@ def test_transient_content_costs_the_analyzer_two_writes_and_the_restore_is_out_
     assert b"didOpen" in written[0] and b"textDocument/hover" in written[0]
     assert b"didChange" in written[1] and b"didClose" in written[1] and b"2u8" not in written[1]
     assert seen == ["textDocument/didOpen", "textDocument/hover", "textDocument/didChange", "textDocument/didClose"]
+
+
+def test_a_file_swapped_for_an_escaping_symlink_is_refused_by_the_next_call(tmp_path):
+    root = crate(tmp_path / "crate")
+    (tmp_path / "secret.rs").write_text("fn secret() {}\n")
+    analyzer = fake_analyzer(tmp_path)
+
+    async def body():
+        session = Session(root, analyzer=analyzer, quiet_policy=True)
+        await session.call("init", {})
+        before = await session.call("type", AT)
+        (root / "src" / "lib.rs").unlink()
+        (root / "src" / "lib.rs").symlink_to(tmp_path / "secret.rs")
+        try:
+            await session.call("type", AT)
+        except BadRequest as refused:
+            after = refused
+        await session.call("shutdown", {})
+        return before, after
+
+    before, after = run(body())
+    assert before["display"] == "let x: u8"
+    assert "outside the project root" in after.message and after.kind == "protocol"

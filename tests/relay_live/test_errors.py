@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ferrule.relay.errors import AnalyzerMissing, OpTimeout, OracleCrashed, WorkspaceUnloadable
+from ferrule.project import AnalyzerMissing, OpTimeout, OracleCrashed, WorkspaceUnloadable
 from ferrule.relay.resolve import resolve_analyzer
 from ferrule.relay.sync import SyncSession
 

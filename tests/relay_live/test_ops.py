@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ferrule.relay.errors import ProtocolError
+from ferrule.project import BadRequest
 
 pytestmark = pytest.mark.live
 
@@ -273,7 +273,7 @@ def test_scope_branded_newtypes(stdcrate_session):
 def test_paths_outside_the_root_are_refused(stdcrate_session, bad):
     for op, params in [("validate", {}), ("type", {"position": {"line": 1, "character": 0}}),
                        ("update", {"content": "x"})]:
-        with pytest.raises(ProtocolError) as caught:
+        with pytest.raises(BadRequest) as caught:
             stdcrate_session.call(op, {"file": bad, **params})
         assert caught.value.kind == "protocol"
 
@@ -284,7 +284,7 @@ def test_symlink_out_of_the_root_is_refused(stdcrate_session, stdcrate, tmp_path
     link = stdcrate / "src" / "leak.rs"
     os.symlink(secret, link)
     try:
-        with pytest.raises(ProtocolError, match="outside the project root"):
+        with pytest.raises(BadRequest, match="outside the project root"):
             stdcrate_session.call("validate", {"file": "src/leak.rs"})
     finally:
         link.unlink()
@@ -301,9 +301,9 @@ def test_bad_params_are_protocol_errors(stdcrate_session):
         ("frobnicate", {}),
     ]
     for op, params in cases:
-        with pytest.raises(ProtocolError) as caught:
+        with pytest.raises(BadRequest) as caught:
             stdcrate_session.call(op, params)
         assert caught.value.message and caught.value.recipe
-    with pytest.raises(ProtocolError) as caught:
+    with pytest.raises(BadRequest) as caught:
         stdcrate_session.call("frobnicate", {})
     assert "validate" in caught.value.recipe

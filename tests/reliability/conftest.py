@@ -27,7 +27,7 @@ def fuzz_targets():
 @pytest.fixture(scope="session")
 def analyzer_env() -> dict[str, str]:
     """The environment a server needs to run the real rust-analyzer; fails (not skips) without one."""
-    from ferrule.relay.errors import AnalyzerMissing
+    from ferrule.project import AnalyzerMissing
     from ferrule.relay.resolve import resolve_analyzer
 
     env = dict(os.environ)

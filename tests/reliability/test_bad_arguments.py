@@ -11,7 +11,7 @@ import pytest
 from rel_mcp import McpProcess, mcp_command
 from rel_serve import ServeProcess, copy_crate, error, ok, plain_wrapper
 
-from ferrule.relay.errors import ProtocolError
+from ferrule.project import BadRequest
 from ferrule.relay.sync import SyncSession
 
 pytestmark = pytest.mark.live
@@ -41,7 +41,7 @@ def test_a_position_past_64_bits_is_a_protocol_error_and_leaves_nothing_pending(
     with SyncSession(root, analyzer=str(wrapper)) as session:
         session.call("init", {})
         for position in ({"line": 10**30, "character": 0}, {"line": 1, "character": 10**30}):
-            with pytest.raises(ProtocolError):
+            with pytest.raises(BadRequest):
                 session.call("type", {"file": "src/lib.rs", "position": position})
         assert session.session.client.in_flight == 0
 

@@ -55,7 +55,7 @@ class SlowShutdown:
     def __init__(self, root, *, analyzer=None, on_progress=None) -> None:
         self.shutdowns_finished = 0
 
-    async def call(self, op, params):
+    async def run(self, op, params):
         if op == "shutdown":
             await asyncio.sleep(0.2)
             self.shutdowns_finished += 1

@@ -86,7 +86,7 @@ def _offline_exports() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def analyzer_env() -> dict[str, str]:
     """The environment a server needs to find and run rust-analyzer; fails (not skips) without one."""
-    from ferrule.relay.errors import AnalyzerMissing
+    from ferrule.project import AnalyzerMissing
     from ferrule.relay.resolve import resolve_analyzer
 
     env = {name: os.environ[name] for name in _ANALYZER_VARS if os.environ.get(name)}

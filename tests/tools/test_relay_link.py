@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from ferrule.relay.errors import AnalyzerMissing, OpTimeout, OracleCrashed
+from ferrule.project import AnalyzerMissing, OpTimeout, OracleCrashed
 
 from .conftest import INIT
 from .conftest import scripted_link as link

@@ -11,7 +11,7 @@ import pytest
 
 from ferrule import __version__
 from ferrule.mcp import ReplayTransport, Server, ToolSet
-from ferrule.relay.errors import AnalyzerMissing, OpTimeout, OracleCrashed
+from ferrule.project import AnalyzerMissing, OpTimeout, OracleCrashed
 from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS
 from ferrule.tools.server import build_tools
 

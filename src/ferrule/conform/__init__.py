@@ -11,9 +11,9 @@
 
 from ferrule.conform.baseline import BaselineError
 from ferrule.conform.config import Config, ConfigError
-from ferrule.conform.facts import branded_newtypes, extract, in_test_code
-from ferrule.conform.policy import Policy
-from ferrule.conform.rules import RULES, Finding
+from ferrule.conform.facts import Branded, Fact, branded_newtypes, extract, in_test_code
+from ferrule.conform.policy import Enrichment, Policy
+from ferrule.conform.rules import RULES, Finding, FindingRecord
 
-__all__ = ["Policy", "Config", "ConfigError", "BaselineError", "Finding", "RULES", "branded_newtypes",
-           "extract", "in_test_code"]
+__all__ = ["Policy", "Config", "ConfigError", "BaselineError", "Branded", "Enrichment", "Fact", "Finding",
+           "FindingRecord", "RULES", "branded_newtypes", "extract", "in_test_code"]

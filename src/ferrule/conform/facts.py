@@ -54,7 +54,7 @@ Decisions worth knowing:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from tree_sitter import Node
 
@@ -67,6 +67,41 @@ from ferrule.conform.attributes import (
     summarise,
 )
 from ferrule.conform.imports import StdImports, segments
+
+
+class Fact(TypedDict, total=False):
+    """One record of the schema above; which keys a record has depends on its `kind`."""
+
+    kind: str
+    line: int
+    lines: int
+    name: str
+    end_line: int
+    visibility: str
+    scope: str
+    parent: str | None
+    public: bool
+    doc: str | None
+    doctest: bool
+    hidden: bool
+    test: bool
+    trait: str | None
+    shape: str
+    fields: int
+    private_fields: int
+    method: str
+    receiver: str | None
+    form: str
+    in_macro: bool
+    text: str
+    allowed: bool
+    function: str
+
+
+class Branded(TypedDict):
+    name: str
+    line: int
+
 
 ITEM_KINDS = {
     "function_item": "fn", "function_signature_item": "fn", "struct_item": "struct", "enum_item": "enum",
@@ -123,12 +158,12 @@ class Scope:
 @dataclass
 class FileFacts:
     lines: int
-    items: list[dict[str, Any]] = field(default_factory=list)
-    unsafe: list[dict[str, Any]] = field(default_factory=list)
-    unwraps: list[dict[str, Any]] = field(default_factory=list)
-    env_reads: list[dict[str, Any]] = field(default_factory=list)
+    items: list[Fact] = field(default_factory=list)
+    unsafe: list[Fact] = field(default_factory=list)
+    unwraps: list[Fact] = field(default_factory=list)
+    env_reads: list[Fact] = field(default_factory=list)
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[Fact]:
         """Every record, the file record first, then the rest in source order."""
         rest = [*self.items, *self.unsafe, *self.unwraps, *self.env_reads]
         rest.sort(key=lambda r: r["line"])  # stable: items before what they contain
@@ -145,7 +180,7 @@ def extract(source: bytes | str) -> FileFacts:
     return _Extractor(source).run()
 
 
-def branded_newtypes(text: str | bytes) -> list[dict[str, Any]]:
+def branded_newtypes(text: str | bytes) -> list[Branded]:
     """Seam newtypes: pub tuple structs with exactly one field, and that field private."""
     return [
         {"name": item["name"], "line": item["line"]}
@@ -195,7 +230,7 @@ class _Extractor:
         self.facts = FileFacts(lines=count_lines(source))
         self.scopes: dict[int, Scope] = {}  # item node id -> the scope inside it
         self.imports = StdImports()
-        self.found: list[tuple[int, dict[str, Any]]] = []  # (byte offset, record): query order is not source order
+        self.found: list[tuple[int, Fact]] = []  # (byte offset, record): query order is not source order
 
     def run(self) -> FileFacts:
         root = syntax.parse(self.source).root_node
@@ -272,15 +307,15 @@ class _Extractor:
             visibility = " ".join(_text(first).split())
         if kind == "macro_rules" and attrs.exported:
             visibility = "pub"
-        record: dict[str, Any] = {"kind": kind, "name": self._item_name(node, kind),
+        record: Fact = {"kind": kind, "name": self._item_name(node, kind),
                                   "line": node.start_point[0] + 1, "end_line": node.end_point[0] + 1,
                                   "visibility": visibility, "scope": scope.path, "parent": scope.kind}
         public = visibility == "pub" and (scope.public or kind == "macro_rules")
         if attrs.doc:
             docs = [*docs, attrs.doc]
         doc = "\n".join(docs) if docs else None
-        record.update(public=public, doc=doc, doctest=doc is not None and has_doctest(doc), hidden=attrs.hidden,
-                      test=scope.test or attrs.test)
+        record.update({"public": public, "doc": doc, "doctest": doc is not None and has_doctest(doc),
+                       "hidden": attrs.hidden, "test": scope.test or attrs.test})
         if kind == "struct":
             record.update(self._struct_shape(node))
         elif kind == "impl":
@@ -314,7 +349,7 @@ class _Extractor:
         return _text(name) if name is not None else ""
 
     @staticmethod
-    def _struct_shape(node: Node) -> dict[str, Any]:
+    def _struct_shape(node: Node) -> Fact:
         body = node.child_by_field_name("body")
         if body is None:
             return {"shape": "unit", "fields": 0, "private_fields": 0}

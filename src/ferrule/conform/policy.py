@@ -9,13 +9,21 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from ferrule.conform.advice import advice_line
 from ferrule.conform.baseline import Baseline, BaselineError
 from ferrule.conform.config import Config, PathRoles, load_config
-from ferrule.conform.facts import FileFacts, extract
-from ferrule.conform.rules import Finding, check
+from ferrule.conform.facts import Fact, FileFacts, extract
+from ferrule.conform.rules import Finding, FindingRecord, check
+
+
+class Enrichment(TypedDict):
+    """The policy's part of the relay's validate answer (docs/PROTOCOL.md section 5)."""
+
+    facts: list[Fact]
+    conform_findings: list[FindingRecord]
+    advice: list[str]
 
 
 def normalise(rel_path: str) -> str:
@@ -65,7 +73,7 @@ class Policy:
         facts = extract(source)
         return facts, check(facts, normalise(rel_path), self.config, self.roles)
 
-    def enrich(self, rel_path: str, text: str) -> dict[str, Any]:
+    def enrich(self, rel_path: str, text: str) -> Enrichment:
         """The relay's enrichment of `validate`: facts, findings flagged against the baseline, advice."""
         rel = normalise(rel_path)
         facts, findings = self.check_file(rel, text)

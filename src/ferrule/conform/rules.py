@@ -8,7 +8,7 @@ its baseline key: nothing in the key depends on line numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ferrule.conform.config import Config, PathRoles
 from ferrule.conform.facts import FileFacts
@@ -43,6 +43,15 @@ RULES: dict[str, Rule] = {r.id: r for r in (
 )}
 
 
+class FindingRecord(TypedDict):
+    """A finding on the wire: validate's `conform_findings`, the gate's JSON."""
+
+    rule: str
+    message: str
+    line: int
+    baselined: bool
+
+
 @dataclass(frozen=True)
 class Finding:
     rule: str
@@ -52,7 +61,7 @@ class Finding:
     scope: str       # enclosing item path; part of the baseline key
     snippet: str     # what the finding is about, as written; part of the baseline key
 
-    def to_json(self, baselined: bool) -> dict[str, Any]:
+    def to_json(self, baselined: bool) -> FindingRecord:
         return {"rule": self.rule, "message": self.message, "line": self.line, "baselined": baselined}
 
 

@@ -1,28 +1,12 @@
-"""The rust-analyzer relay: the TCG oracle protocol over one warm analyzer for one Rust project.
+"""The rust-analyzer relay: the oracle protocol (docs/PROTOCOL.md) over one warm analyzer for one Rust
+project.
 
-`ferrule.relay.session.Session` runs the ops; `ferrule.relay.errors` is the error taxonomy;
-`ferrule.relay.paths` keeps every request inside the project root.
+`ferrule.relay.ops` is the one table of operations; `ferrule.relay.session.Session` runs them over the
+analyzer (`analyzer`) and the documents it sees (`documents`); `envelope` and `serve` are the NDJSON
+wire. The error kinds and the path sandbox live below, in `ferrule.project`.
 """
 
-from ferrule.relay.errors import (
-    ORACLE_PROTOCOL,
-    AnalyzerMissing,
-    OpTimeout,
-    OracleCrashed,
-    ProtocolError,
-    RelayError,
-    WorkspaceUnloadable,
-)
+from ferrule.relay.envelope import ORACLE_PROTOCOL
+from ferrule.relay.ops import OP_NAMES
 
-OPS = ("init", "update", "validate", "scope", "complete", "type", "shutdown")
-
-__all__ = [
-    "OPS",
-    "ORACLE_PROTOCOL",
-    "AnalyzerMissing",
-    "OpTimeout",
-    "OracleCrashed",
-    "ProtocolError",
-    "RelayError",
-    "WorkspaceUnloadable",
-]
+__all__ = ["OP_NAMES", "ORACLE_PROTOCOL"]

@@ -13,14 +13,19 @@ import asyncio
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ferrule.relay import render
-from ferrule.relay.errors import ProtocolError, RelayError, WorkspaceUnloadable
-from ferrule.relay.paths import ProjectRoot
+from ferrule.capture import private_stdout
+from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnloadable
+from ferrule.relay import terminal
+from ferrule.relay.envelope import ORACLE_PROTOCOL
+from ferrule.relay.ops import OPS
+from ferrule.relay.params import COMPLETE_MAX_DEFAULT
+from ferrule.relay.results import OpResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
 
@@ -34,7 +39,7 @@ _EXIT_CODES = f"""exit codes:
 _POSITION_HELP = "LINE and COL are 1-based, COL counted in characters, as rustc and editors show them."
 
 
-def configure(name: str, parser: argparse.ArgumentParser):
+def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     if name == "serve":
         return _configure_serve(parser)
@@ -48,7 +53,8 @@ def configure(name: str, parser: argparse.ArgumentParser):
                             help="column, 1-based (default: a neutral top-level position)")
     if name == "complete":
         parser.add_argument("--prefix", metavar="P", help="keep only completions whose name starts with P")
-        parser.add_argument("--max", metavar="N", type=_positive_int, help="at most N completions (default 50)")
+        parser.add_argument("--max", metavar="N", type=_positive_int,
+                            help=f"at most N completions (default {COMPLETE_MAX_DEFAULT})")
     _add_common(parser)
     parser.add_argument("--root", metavar="DIR", type=Path,
                         help="the project root (default: the nearest ancestor of FILE with a Cargo.toml)")
@@ -60,10 +66,10 @@ def configure(name: str, parser: argparse.ArgumentParser):
     return lambda args: run_one_shot(name, args)
 
 
-def _configure_serve(parser: argparse.ArgumentParser):
+def _configure_serve(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
     parser.description = (
-        "Serve the NDJSON oracle protocol (TCG-PROTOCOL-RUST, proto 1) on stdin/stdout for one Rust "
-        "project: one JSON frame per line in, one answer per line out, correlated by id.")
+        f"Serve the NDJSON oracle protocol (docs/PROTOCOL.md, proto {ORACLE_PROTOCOL}) on stdin/stdout for "
+        "one Rust project: one JSON frame per line in, one answer per line out, correlated by id.")
     parser.add_argument("--root", metavar="DIR", type=Path, default=None,
                         help="the project to serve (default: the current directory)")
     _add_common(parser)
@@ -72,7 +78,8 @@ def _configure_serve(parser: argparse.ArgumentParser):
         '{"line":3,"character":4}}}\n'
         'answer:   {"proto":1,"id":1,"ok":true,"result":{...}}  or  '
         '{"proto":1,"id":1,"ok":false,"error":{"kind":...,"message":...,"recipe":...}}\n'
-        "ops: init update validate scope complete type shutdown. Exits 0 at end of input or after shutdown.")
+        "ops:\n" + "".join(f"  {op.name:<9} {op.summary}\n" for op in OPS.values())
+        + "Exits 0 at end of input or after shutdown.")
     return run_serve
 
 
@@ -102,23 +109,10 @@ def run_serve(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"ferrule serve: --root {str(root)!r} is not a directory", file=sys.stderr)
         return EXIT_USAGE
-    frames = os.fdopen(_private_stdout(), "wb", buffering=0)
+    # the protocol channel: a private duplicate of fd 1, fd 1 itself pointed at stderr, so a stray
+    # print or a child's output cannot corrupt the frames
+    frames = os.fdopen(private_stdout(), "wb", buffering=0)
     return serve(root, sys.stdin.buffer, frames, analyzer=args.rust_analyzer)
-
-
-def _private_stdout() -> int:
-    """The protocol channel: a private duplicate of fd 1; fd 1 itself then points at stderr, so a stray
-    print or a child's output cannot corrupt the frames."""
-    try:
-        from ferrule.capture import private_stdout
-    except ImportError:
-        import fcntl
-
-        sys.stdout.flush()
-        fd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-        os.dup2(2, 1)
-        return fd
-    return private_stdout()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -143,7 +137,7 @@ def utf8_character(line_text: str, col: int) -> int:
 
 
 def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[str, Any]]:
-    """The project root, the root-relative file, and the op's params; UsageError or RelayError."""
+    """The project root, the root-relative file, and the op's params; UsageError or FerruleError."""
     file = Path(os.path.abspath(args.file))
     if not file.is_file():
         raise UsageError(f"no such file: {args.file}")
@@ -161,7 +155,7 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[
     project = ProjectRoot(root)
     rel = project.relative(file)
     if rel is None:
-        raise ProtocolError(f"{args.file} is outside the project root {project.path}",
+        raise BadRequest(f"{args.file} is outside the project root {project.path}",
                             "pass a file inside the project, or the right --root")
     params: dict[str, Any] = {"file": rel}
     if getattr(args, "line", None) is not None:
@@ -224,7 +218,8 @@ def _columns() -> int:
     return columns if columns >= 20 else 100  # a pseudo-terminal may report no size at all
 
 
-async def _ask(root: Path, analyzer: str | None, op: str, params: dict[str, Any], progress) -> dict[str, Any]:
+async def _ask(root: Path, analyzer: str | None, op: str, params: dict[str, Any],
+               progress: TerminalProgress | None) -> OpResult:
     from ferrule.relay.session import Session
 
     session = Session(root, analyzer=analyzer, on_progress=progress)
@@ -236,11 +231,11 @@ async def _ask(root: Path, analyzer: str | None, op: str, params: dict[str, Any]
     finally:
         try:
             await session.call("shutdown", {})
-        except RelayError:
+        except FerruleError:
             pass
 
 
-def exit_code_for(error: RelayError) -> int:
+def exit_code_for(error: FerruleError) -> int:
     return EXIT_USAGE if error.kind == "protocol" else EXIT_ENVIRONMENT
 
 
@@ -252,13 +247,13 @@ def run_one_shot(name: str, args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"ferrule {name}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except RelayError as error:
+    except FerruleError as error:
         if progress is not None:
             progress.done()
         if args.json:
             sys.stdout.buffer.write(orjson.dumps({"error": error.to_json()}) + b"\n")
             sys.stdout.buffer.flush()
-        print(render.error(name, error), file=sys.stderr)
+        print(terminal.error(name, error), file=sys.stderr)
         return exit_code_for(error)
     except KeyboardInterrupt:
         return 130
@@ -267,8 +262,8 @@ def run_one_shot(name: str, args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
     else:
         source = Path(root, rel).read_text(encoding="utf-8", errors="replace")
-        sys.stdout.write(render.result(name, rel, result, source))
-    if name == "validate" and render.error_count(result):
+        sys.stdout.write(terminal.result(name, rel, result, source))
+    if name == "validate" and terminal.error_count(result):
         return EXIT_FINDINGS
     return EXIT_OK
 

@@ -7,6 +7,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ferrule.lsp.markup import hover_markdown, split_hover
+from ferrule.relay.results import TypeResult
 
 SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
@@ -116,7 +117,7 @@ def receiver_is_option_or_result(items: list[dict[str, Any]], item: dict[str, An
     return False
 
 
-def hover_to_type(result: Any) -> dict[str, str]:
+def hover_to_type(result: Any) -> TypeResult:
     if not result:
         return {"display": "", "documentation": ""}
     display, documentation = split_hover(hover_markdown(result.get("contents")))

@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ferrule.relay.errors import AnalyzerMissing
+from ferrule.project import AnalyzerMissing
 
 VERSION_TIMEOUT_S = 15.0
 

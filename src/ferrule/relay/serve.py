@@ -3,7 +3,7 @@
 Frames are read as they arrive and served concurrently: answers may leave out of order (the caller's
 ids correlate them), but the ops on one file take effect in arrival order: an op that changes what the
 analyzer sees of the file (`update`, any op with `content`) waits for every earlier op on that file
-and holds every later one, while ops that only read it (see `envelope.only_reads`) may overlap one
+and holds every later one, while ops that only read it (the op table says which) may overlap one
 another. `init`/`shutdown` are barriers (they wait for every earlier op, every later op waits for
 them). The relay initialises itself at start, so the host's first frame may be any op. The loop
 survives every bad frame and every failed op; only end of input (clean analyzer shutdown, exit 0) or
@@ -13,6 +13,7 @@ a `shutdown` op (answered `{}`, exit 0) ends it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import math
 import os
@@ -28,22 +29,23 @@ from typing import Any, BinaryIO, Protocol
 import orjson
 
 from ferrule.fastframe import FrameTooLarge, LineFramer
+from ferrule.project import BadRequest, FerruleError, OpTimeout, OracleCrashed, ProjectRoot
 from ferrule.relay.envelope import (
     FrameRejected,
     Request,
+    RequestId,
     encode_error,
     encode_result,
-    only_reads,
     parse_request,
 )
-from ferrule.relay.errors import OpTimeout, OracleCrashed, ProtocolError, RelayError
-from ferrule.relay.paths import ProjectRoot
+from ferrule.relay.params import FileParams, InitParams, OpParams, ShutdownParams
+from ferrule.relay.results import OpResult
 
 MAX_FRAME = 64 * 1024 * 1024
 
 
 class SessionLike(Protocol):
-    async def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]: ...
+    async def run(self, op: str, params: OpParams) -> OpResult: ...
 
 
 SessionFactory = Callable[..., SessionLike]
@@ -90,7 +92,7 @@ class Relay:
         if not line.strip():
             return
         if self.shutdown_task is not None:
-            self.write(encode_error(_peek_id(line), ProtocolError(
+            self.write(encode_error(_peek_id(line), BadRequest(
                 "frame after `shutdown`: the relay is shutting down and does not serve it",
                 "send nothing after shutdown; start a new relay to continue")))
             return
@@ -105,7 +107,7 @@ class Relay:
             self.shutdown_requested.set()
 
     def reject_oversized(self, limit: int) -> None:
-        self.write(encode_error(None, ProtocolError(
+        self.write(encode_error(None, BadRequest(
             f"frame longer than {limit} bytes: discarded unread", "send smaller frames")))
 
     def schedule(self, request: Request, *, answer: bool = True) -> asyncio.Task[None]:
@@ -116,7 +118,7 @@ class Relay:
             reading = False
         else:
             after = [t for t in (self.barrier, self.writes.get(file)) if t is not None and not t.done()]
-            reading = only_reads(request)
+            reading = request.only_reads
             if not reading:  # a change waits for the reads before it, too
                 after += self.reads.pop(file, ())
         task = self.loop.create_task(self._run(request, after, answer, self.loop.time()))
@@ -148,12 +150,15 @@ class Relay:
                    arrived: float) -> None:
         # A caller's `timeout_ms` counts from the frame's arrival: time queued behind earlier ops on
         # the same file is part of it, and an op still queued when it runs out is answered `timeout`.
-        budget_ms = request.params.get("timeout_ms")
+        budget_ms = request.params.timeout_ms
         loop = self.loop
         deadline = None if budget_ms is None else arrived + budget_ms / 1000
         params = request.params
         waiting = [t for t in after if not t.done()]
         if waiting:
+            # the sandbox check made at arrival is stale once the op has waited: check again at use
+            if isinstance(params, FileParams):
+                params = dataclasses.replace(params, checked=None)
             _, still = await asyncio.wait(waiting, timeout=None if deadline is None else deadline - loop.time())
             if still:
                 assert budget_ms is not None  # only a caller's budget sets a deadline
@@ -166,14 +171,14 @@ class Relay:
                 if left_ms <= 0:
                     assert budget_ms is not None
                     raise _queued_too_long(request, budget_ms)
-                params = {**params, "timeout_ms": left_ms}
+                params = dataclasses.replace(params, timeout_ms=left_ms)
             try:
-                result = await self.session.call(request.op, params)
+                result = await self.session.run(request.op, params)
             except OpTimeout:
                 if budget_ms is None:
                     raise
                 raise OpTimeout.for_op(request.op, budget_ms) from None  # the caller's budget, not what was left
-        except RelayError as error:  # a failed self-init is retried by the Session on the next op
+        except FerruleError as error:  # a failed self-init is retried by the Session on the next op
             self._fail(request, answer, error)
             return
         except Exception as exc:  # a relay bug must cost one answer, never the loop
@@ -187,7 +192,7 @@ class Relay:
         if answer:
             self.write(encode_result(request.id, result))
 
-    def _fail(self, request: Request, answer: bool, error: RelayError) -> None:
+    def _fail(self, request: Request, answer: bool, error: FerruleError) -> None:
         if answer:
             self.write(encode_error(request.id, error))
         else:
@@ -363,7 +368,7 @@ async def serve_async(
         if not ended.done():
             ended.set_result(None)
 
-    relay.schedule(Request(None, "init", {}, None), answer=False)  # self-init: any op may come first
+    relay.schedule(Request(None, "init", InitParams(), None), answer=False)  # self-init: any op may come first
     intake = await _open_intake(stdin, on_data, on_eof)
     stop = asyncio.ensure_future(_wait_shutdown(relay))
     await asyncio.wait([ended, stop], return_when=asyncio.FIRST_COMPLETED)
@@ -374,7 +379,7 @@ async def serve_async(
         await relay.drain()
         if relay.shutdown_task is None:
             try:
-                await session.call("shutdown", {})
+                await session.run("shutdown", ShutdownParams())
             except Exception as exc:
                 log(f"analyzer shutdown at end of input: {exc}")
     await relay.drain()
@@ -391,7 +396,7 @@ async def _wait_shutdown(relay: Relay) -> None:
     await asyncio.wait([relay.shutdown_task])
 
 
-def _peek_id(line: bytes) -> Any:
+def _peek_id(line: bytes) -> RequestId:
     try:
         frame = orjson.loads(line)
         return frame.get("id") if isinstance(frame, dict) else None

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
+from collections.abc import Coroutine, Mapping
+from typing import Any, TypeVar
 
-from ferrule.relay.session import ProgressCallback, Session
+from ferrule.lsp.client import ProgressCallback
+from ferrule.relay.results import OpResult
+from ferrule.relay.session import Session
+
+T = TypeVar("T")
 
 
 class SyncSession:
@@ -31,16 +36,16 @@ class SyncSession:
         self._closed = False
         self.session: Session = self._run(_make(root, analyzer, on_progress, quiet_policy))
 
-    def _run(self, coro: Any) -> Any:
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run_until_complete(coro)
 
-    def call(self, op: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def call(self, op: str, params: Mapping[str, object] | None = None) -> OpResult:
         """Run one op and block until it answers; raises what `Session.call` raises."""
         if self._closed:
             raise RuntimeError("SyncSession is closed")
         return self._run(self._caught_up_call(op, params or {}))
 
-    async def _caught_up_call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _caught_up_call(self, op: str, params: Mapping[str, object]) -> OpResult:
         client = self.session.client
         if client is not None:
             await client.catch_up()

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ferrule.relay.ops import OPS
+from ferrule.relay.params import COMPLETE_MAX_DEFAULT, fields_of
+
 _FILE = {
     "type": "string",
     "description": "The .rs file, relative to the project root with forward slashes, e.g. \"src/lib.rs\".",
@@ -37,6 +40,16 @@ def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
+def _required_by(op: str) -> list[str]:
+    """A relay tool's required arguments: its op's required params, the position flattened into
+    `line` and `character`."""
+    names: list[str] = []
+    for name, spec in fields_of(OPS[op].params):
+        if spec.required:
+            names += ["line", "character"] if name == "position" else [name]
+    return names
+
+
 def _annotations(title: str, *, read_only: bool = True) -> dict[str, Any]:
     return {"title": title, "readOnlyHint": read_only, "idempotentHint": True, "openWorldHint": False}
 
@@ -52,7 +65,7 @@ RUST_VALIDATE: dict[str, Any] = {
         "on the fix. Call it after every edit of a file, before building: it takes milliseconds, cargo "
         "takes seconds. Pass `content` to check text you have not saved yet. " + PATH_NOTE
     ),
-    "inputSchema": _schema({"file": _FILE, "content": _CONTENT}, ["file"]),
+    "inputSchema": _schema({"file": _FILE, "content": _CONTENT}, _required_by("validate")),
     "annotations": _annotations("Validate a Rust file"),
 }
 
@@ -67,7 +80,7 @@ RUST_TYPE: dict[str, Any] = {
     ),
     "inputSchema": _schema(
         {"file": _FILE, "line": _LINE, "character": _CHARACTER, "content": _CONTENT},
-        ["file", "line", "character"],
+        _required_by("type"),
     ),
     "annotations": _annotations("Type at a position"),
 }
@@ -78,7 +91,7 @@ RUST_COMPLETE: dict[str, Any] = {
     "description": (
         "What may be written at a position in a Rust file: rust-analyzer's completions (methods, "
         "fields, functions, types, keywords) with their kind and type, filtered by `prefix` and capped "
-        "at `max` (default 50). Entries that would put a panic into domain code (unwrap/expect on an "
+        f"at `max` (default {COMPLETE_MAX_DEFAULT}). Entries that would put a panic into domain code (unwrap/expect on an "
         "Option or Result outside tests) are marked unsafe: prefer the alternatives. To ask what a "
         "value offers, pass `content` with the line ending in `value.` and the position just after "
         "the dot. " + POSITION_NOTE + " " + PATH_NOTE
@@ -95,11 +108,11 @@ RUST_COMPLETE: dict[str, Any] = {
             "max": {
                 "type": "integer",
                 "minimum": 1,
-                "description": "At most this many entries (default 50).",
+                "description": f"At most this many entries (default {COMPLETE_MAX_DEFAULT}).",
             },
             "content": _CONTENT,
         },
-        ["file", "line", "character"],
+        _required_by("complete"),
     ),
     "annotations": _annotations("Completions at a position"),
 }
@@ -116,7 +129,7 @@ RUST_SCOPE: dict[str, Any] = {
         "strings. Call it before writing new code in a file. "
         + POSITION_NOTE + " " + PATH_NOTE
     ),
-    "inputSchema": _schema({"file": _FILE, "line": _LINE, "character": _CHARACTER}, ["file"]),
+    "inputSchema": _schema({"file": _FILE, "line": _LINE, "character": _CHARACTER}, _required_by("scope")),
     "annotations": _annotations("Scope of a position"),
 }
 
@@ -138,7 +151,7 @@ RUST_UPDATE: dict[str, Any] = {
                 "description": "The file's full new text, or null to drop the overlay.",
             },
         },
-        ["file", "content"],
+        _required_by("update"),
     ),
     "annotations": _annotations("Set or clear an unsaved file", read_only=False),
 }

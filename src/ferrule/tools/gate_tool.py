@@ -18,21 +18,20 @@ from ferrule.conform.config import ConfigError
 from ferrule.conform.gate import Reported, gate_json, run_gate
 from ferrule.conform.policy import Policy
 from ferrule.mcp import ToolOutput
-from ferrule.relay.errors import ProtocolError, RelayError, WorkspaceUnloadable
-from ferrule.relay.paths import ProjectRoot
+from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnloadable
 from ferrule.tools.descriptors import RUST_CHECK
-from ferrule.tools.relay_tools import error_output
+from ferrule.tools.reports import error_output
 
 _BASELINE_HINT = "run `ferrule check --update-baseline` in the project to drop them from the baseline"
 
 
 def _selection(root: ProjectRoot, paths: Iterable[str]) -> list[str]:
-    """Root-relative files and directories (a directory ends in `/`); ProtocolError when unsafe or absent."""
+    """Root-relative files and directories (a directory ends in `/`); BadRequest when unsafe or absent."""
     chosen = []
     for given in paths:
         file = root.file(given)
         if not file.path.exists():
-            raise ProtocolError(f"no such file or directory in the project: {given!r}",
+            raise BadRequest(f"no such file or directory in the project: {given!r}",
                                 "name files or directories relative to the project root, e.g. `src`")
         chosen.append(file.rel + "/" if file.path.is_dir() else file.rel)
     return chosen
@@ -78,7 +77,7 @@ class GateTool:
             selection = _selection(self.root, paths) if paths else None
             policy = Policy.load(self.root.path, announce=False)
             result = run_gate(policy)
-        except RelayError as error:
+        except FerruleError as error:
             return error_output(error.to_json(), tool=name)
         except ConfigError as error:
             failure = WorkspaceUnloadable(f"conform.toml cannot be used: {error}",

@@ -12,34 +12,34 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ferrule.relay.errors import OracleCrashed, RelayError
+from ferrule.project import FerruleError, OracleCrashed
 
 PROGRESS_INTERVAL_S = 0.25  # at most four notes a second within one indexing phase
 
 # progress(done, total, message): the MCP layer's reporter for the call in flight (its answer unused).
-ProgressReporter = Callable[[float, "float | None", "str | None"], object]
+SendProgress = Callable[[float, "float | None", "str | None"], object]
 
 
 class RelayCaller(Protocol):
-    def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]: ...
+    def call(self, op: str, params: Mapping[str, object]) -> Mapping[str, Any]: ...
 
     def close(self) -> None: ...
 
 
-SessionFactory = Callable[..., RelayCaller]
+CallerFactory = Callable[..., RelayCaller]
 
 
 @dataclass
 class Outcome:
     """One op's answer: its result, or the relay error, and whether the call was retried."""
 
-    result: dict[str, Any] | None = None
-    error: RelayError | None = None
+    result: Mapping[str, Any] | None = None
+    error: FerruleError | None = None
     retried: bool = False
     seconds: float = 0.0
 
@@ -58,34 +58,34 @@ class SharedRelay:
         root: Path,
         *,
         analyzer: str | None = None,
-        session_factory: SessionFactory | None = None,
+        session_factory: CallerFactory | None = None,
     ) -> None:
         self.root = Path(root)
         self.analyzer = analyzer
         self._factory = session_factory or _sync_session
         self._session: RelayCaller | None = None
         self._lock = threading.Lock()
-        self._reporter: ProgressReporter | None = None
+        self._reporter: SendProgress | None = None
         self._progress_sent = 0
         self._progress_phase: str | None = None
         self._progress_at = 0.0
         self.started_at: float | None = None
-        self.init_result: dict[str, Any] | None = None  # {ra_version, position_encoding, ...}
+        self.init_result: Mapping[str, Any] | None = None  # {ra_version, position_encoding, ...}
         self.crashes = 0
 
     @property
     def started(self) -> bool:
         return self._session is not None
 
-    def start(self, *, progress: ProgressReporter | None = None) -> Outcome:
+    def start(self, *, progress: SendProgress | None = None) -> Outcome:
         """Start the analyzer now instead of on the first call; the result is `init`'s answer."""
         return self._run(self._init_answer, progress)
 
-    def call(self, op: str, params: dict[str, Any], *, progress: ProgressReporter | None = None) -> Outcome:
+    def call(self, op: str, params: Mapping[str, object], *, progress: SendProgress | None = None) -> Outcome:
         """Run one op; an `oracle-crashed` answer is retried once (the relay respawns the analyzer)."""
         return self._run(lambda: self._ensure().call(op, params), progress)
 
-    def _run(self, attempt: Callable[[], dict[str, Any]], progress: ProgressReporter | None) -> Outcome:
+    def _run(self, attempt: Callable[[], Mapping[str, Any]], progress: SendProgress | None) -> Outcome:
         begin = time.perf_counter()
         with self._lock:
             self._reporter = progress
@@ -97,19 +97,19 @@ class SharedRelay:
         outcome.seconds = time.perf_counter() - begin
         return outcome
 
-    def _retrying(self, attempt: Callable[[], dict[str, Any]]) -> Outcome:
+    def _retrying(self, attempt: Callable[[], Mapping[str, Any]]) -> Outcome:
         try:
             return Outcome(result=attempt())
         except OracleCrashed:
             self.crashes += 1
-        except RelayError as error:
+        except FerruleError as error:
             return Outcome(error=error)
         try:
             return Outcome(result=attempt(), retried=True)
-        except RelayError as error:
+        except FerruleError as error:
             return Outcome(error=error, retried=True)
 
-    def _init_answer(self) -> dict[str, Any]:
+    def _init_answer(self) -> Mapping[str, Any]:
         self._ensure()
         return dict(self.init_result or {})
 
@@ -165,4 +165,4 @@ def _close_quietly(session: RelayCaller) -> None:
         pass
 
 
-__all__ = ["Outcome", "ProgressReporter", "RelayCaller", "SessionFactory", "SharedRelay"]
+__all__ = ["Outcome", "SendProgress", "RelayCaller", "CallerFactory", "SharedRelay"]

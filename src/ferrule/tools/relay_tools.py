@@ -1,7 +1,7 @@
 """The relay's operations as MCP tools: rust_validate, rust_type, rust_complete, rust_scope, rust_update.
 
 The server checks each call's arguments against the tool's input schema before `run`; the tool maps
-them onto the op's params (TCG-PROTOCOL-RUST section 2), runs the op on the server's shared relay
+them onto the op's params (docs/PROTOCOL.md section 3), runs the op on the server's shared relay
 session, and answers the rendered report beside the relay's result object. A relay error is an
 `isError` result carrying the error's kind and recipe, never a protocol error: the agent reads it and
 acts on it.
@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ferrule.mcp import ToolOutput, progress
-from ferrule.tools import descriptors, render
+from ferrule.tools import descriptors, reports
 from ferrule.tools.relay_link import SharedRelay
+from ferrule.tools.reports import error_output
 
 ParamsBuilder = Callable[[Mapping[str, Any]], dict[str, Any]]
 
@@ -57,14 +58,6 @@ def _update_params(args: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": args["file"], "content": args["content"]}
 
 
-def error_output(error: Mapping[str, Any], *, tool: str, retried: bool = False) -> ToolOutput:
-    """An `isError` result: the readable report and `{"error": {kind, message, recipe}}`."""
-    structured: dict[str, Any] = {"error": dict(error)}
-    if retried:
-        structured["retried"] = True
-    return ToolOutput(render.render_error(error, tool=tool, retried=retried), is_error=True, structured=structured)
-
-
 def argument_error(tool: str, schema: dict[str, Any], message: str) -> ToolOutput:
     args = ", ".join(
         f"{name}{'' if name in schema.get('required', []) else '?'}" for name in schema.get("properties", {})
@@ -104,15 +97,15 @@ class RelayTool:
         if outcome.error is not None:
             return error_output(outcome.error.to_json(), tool=self.name, retried=outcome.retried)
         result = outcome.result or {}
-        return ToolOutput(self._render(result, args), structured=result)
+        return ToolOutput(self._render(result, args), structured=dict(result))
 
 
 _OPS: tuple[tuple[dict[str, Any], str, ParamsBuilder, Callable[..., str]], ...] = (
-    (descriptors.RUST_VALIDATE, "validate", _validate_params, render.render_validate),
-    (descriptors.RUST_TYPE, "type", _type_params, render.render_type),
-    (descriptors.RUST_COMPLETE, "complete", _complete_params, render.render_complete),
-    (descriptors.RUST_SCOPE, "scope", _scope_params, render.render_scope),
-    (descriptors.RUST_UPDATE, "update", _update_params, render.render_update),
+    (descriptors.RUST_VALIDATE, "validate", _validate_params, reports.render_validate),
+    (descriptors.RUST_TYPE, "type", _type_params, reports.render_type),
+    (descriptors.RUST_COMPLETE, "complete", _complete_params, reports.render_complete),
+    (descriptors.RUST_SCOPE, "scope", _scope_params, reports.render_scope),
+    (descriptors.RUST_UPDATE, "update", _update_params, reports.render_update),
 )
 
 
@@ -121,4 +114,4 @@ def relay_tools(relay: SharedRelay) -> list[RelayTool]:
     return [RelayTool(descriptor, op, relay, build, renderer) for descriptor, op, build, renderer in _OPS]
 
 
-__all__ = ["RelayTool", "argument_error", "error_output", "relay_tools"]
+__all__ = ["RelayTool", "argument_error", "relay_tools"]

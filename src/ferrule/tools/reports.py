@@ -1,6 +1,6 @@
 """Relay results as the text an agent reads.
 
-One function per operation, each taking the relay's result object (TCG-PROTOCOL-RUST section 2) and
+One function per operation, each taking the relay's result object (docs/PROTOCOL.md section 3) and
 the request that produced it. The text leads with the answer in one line, then the detail, one item a
 line, with positions as `line:character` in the request's own convention. The structured result goes
 to the agent unchanged beside it; this is the readable view, so it never drops a fact the agent needs
@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from ferrule.mcp import ToolOutput
 
 # Wider columns are cut, so that one long type does not push every row off the screen.
 _NAME_WIDTH = 32
@@ -195,6 +197,14 @@ def render_error(error: Mapping[str, Any], *, tool: str | None = None, retried: 
     return "\n".join(lines)
 
 
+def error_output(error: Mapping[str, Any], *, tool: str, retried: bool = False) -> ToolOutput:
+    """An `isError` result: the readable report and `{"error": {kind, message, recipe}}`."""
+    structured: dict[str, Any] = {"error": dict(error)}
+    if retried:
+        structured["retried"] = True
+    return ToolOutput(render_error(error, tool=tool, retried=retried), is_error=True, structured=structured)
+
+
 RENDERERS = {
     "validate": render_validate,
     "type": render_type,
@@ -205,6 +215,7 @@ RENDERERS = {
 
 __all__ = [
     "RENDERERS",
+    "error_output",
     "render_complete",
     "render_error",
     "render_scope",

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ferrule.relay import render
-from ferrule.relay.errors import AnalyzerMissing
+from ferrule.project import AnalyzerMissing
+from ferrule.relay import terminal
 
 
 def test_columns_are_1_based_characters_not_utf8_bytes():
     lines = ['    let café = "naïve ☕"; let size = café.len();']
-    assert render.column(lines, 1, 34) == 31  # `size`: byte 34, the 31st character
-    assert render.column(lines, 1, 0) == 1
-    assert render.column(None, 1, 7) == 8  # without the text: the byte offset, 1-based
+    assert terminal.column(lines, 1, 34) == 31  # `size`: byte 34, the 31st character
+    assert terminal.column(lines, 1, 0) == 1
+    assert terminal.column(None, 1, 7) == 8  # without the text: the byte offset, 1-based
 
 
 def test_validation_lists_diagnostics_findings_and_a_summary():
@@ -23,7 +23,7 @@ def test_validation_lists_diagnostics_findings_and_a_summary():
                               "baselined": True}],
         "advice": ["replace the unwrap"], "facts": [{}, {}], "markers": [], "degraded": True,
     }
-    text = render.validation("src/a.rs", value, ["fn f() {", '    let é: u32 = "x";'])
+    text = terminal.validation("src/a.rs", value, ["fn f() {", '    let é: u32 = "x";'])
     assert text.splitlines() == [
         "src/a.rs:1:1: warning: unused",
         "src/a.rs:2:9: error[E0308]: expected u32, found &str",
@@ -32,26 +32,26 @@ def test_validation_lists_diagnostics_findings_and_a_summary():
         "src/a.rs: 1 error, 1 warning; 1 policy finding (0 new); 2 facts "
         "(degraded: diagnostics were pushed, not pulled)",
     ]
-    assert render.error_count(value) == 1
+    assert terminal.error_count(value) == 1
 
 
 def test_answers_given_while_indexing_say_so():
-    text = render.result("type", "src/a.rs", {"display": "u8", "documentation": "", "indexing": True})
-    assert text == "u8\n" + render.INDEXING_NOTE
+    text = terminal.result("type", "src/a.rs", {"display": "u8", "documentation": "", "indexing": True})
+    assert text == "u8\n" + terminal.INDEXING_NOTE
 
 
 def test_empty_answers_are_said_plainly():
-    assert render.result("type", "a.rs", {"display": "", "documentation": ""}) == "(nothing known at this position)\n"
-    assert render.result("complete", "a.rs", {"entries": []}) == "(no completions)\n"
+    assert terminal.result("type", "a.rs", {"display": "", "documentation": ""}) == "(nothing known at this position)\n"
+    assert terminal.result("complete", "a.rs", {"entries": []}) == "(no completions)\n"
 
 
 def test_completions_flag_unsafe_entries():
-    text = render.completions({"entries": [{"name": "unwrap", "kind": "method", "type_text": "fn(self) -> T",
+    text = terminal.completions({"entries": [{"name": "unwrap", "kind": "method", "type_text": "fn(self) -> T",
                                             "unsafe": True}]})
     assert text == "unwrap  method  fn(self) -> T   [unsafe in domain code]\n"
 
 
 def test_errors_carry_their_recipe():
-    text = render.error("type", AnalyzerMissing("no rust-analyzer found"))
+    text = terminal.error("type", AnalyzerMissing("no rust-analyzer found"))
     assert text.startswith("ferrule type: rust-analyzer-missing: no rust-analyzer found\n  to fix: ")
     assert "rustup component add rust-analyzer" in text

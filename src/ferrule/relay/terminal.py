@@ -6,15 +6,15 @@ characters (the protocol's `character` is a 0-based UTF-8 byte offset; the line'
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ferrule.relay.errors import RelayError
+from ferrule.project import FerruleError
 
 INDEXING_NOTE = "(rust-analyzer was still indexing: this answer may be incomplete)\n"
 
 
-def result(op: str, file: str, value: dict[str, Any], source: str | None = None) -> str:
+def result(op: str, file: str, value: Mapping[str, Any], source: str | None = None) -> str:
     lines = source.splitlines() if source is not None else None
     if op == "type":
         text = type_text(value)
@@ -29,7 +29,7 @@ def result(op: str, file: str, value: dict[str, Any], source: str | None = None)
     return text + (INDEXING_NOTE if value.get("indexing") else "")
 
 
-def error(command: str, err: RelayError) -> str:
+def error(command: str, err: FerruleError) -> str:
     text = f"ferrule {command}: {err.kind}: {err.message}"
     if err.recipe:
         text += f"\n  to fix: {err.recipe}"
@@ -47,7 +47,7 @@ def column(lines: Sequence[str] | None, line: int, character: int) -> int:
 # ---------------------------------------------------------------------------------------------------
 
 
-def type_text(value: dict[str, Any]) -> str:
+def type_text(value: Mapping[str, Any]) -> str:
     display = (value.get("display") or "").strip()
     docs = (value.get("documentation") or "").strip()
     if not display and not docs:
@@ -66,7 +66,7 @@ def _table(rows: list[list[str]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def completions(value: dict[str, Any]) -> str:
+def completions(value: Mapping[str, Any]) -> str:
     entries = value.get("entries") or []
     if not entries:
         return "(no completions)\n"
@@ -75,11 +75,11 @@ def completions(value: dict[str, Any]) -> str:
     return _table(rows)
 
 
-def error_count(value: dict[str, Any]) -> int:
+def error_count(value: Mapping[str, Any]) -> int:
     return sum(1 for d in value.get("diagnostics") or [] if d.get("category") == "error")
 
 
-def validation(file: str, value: dict[str, Any], lines: Sequence[str] | None = None) -> str:
+def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None = None) -> str:
     out = []
     diagnostics = sorted(value.get("diagnostics") or [], key=lambda d: (d.get("line", 0), d.get("character", 0)))
     for d in diagnostics:
@@ -112,7 +112,7 @@ def validation(file: str, value: dict[str, Any], lines: Sequence[str] | None = N
     return "\n".join(out) + "\n"
 
 
-def scope(value: dict[str, Any]) -> str:
+def scope(value: Mapping[str, Any]) -> str:
     out = [f"module:    {value.get('cell') or '(unknown)'}",
            f"seam file: {value.get('seam_file') or '(none)'}"]
     branded = value.get("branded") or []

@@ -1,14 +1,15 @@
-"""The relay's error taxonomy (TCG-PROTOCOL-RUST section 4).
+"""The error kinds every answer of ferrule shares, each with the recipe that fixes it.
 
-Five kinds, each a typed exception carrying an actionable recipe. The outer hop answers every one as
-`{"kind", "message", "recipe"}`; nothing else escapes an op.
+Five kinds (docs/PROTOCOL.md section 6). The relay answers each as `{"kind", "message", "recipe"}` in an
+error frame; the MCP tools, relay-backed or not, carry the same object in an `isError` result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypedDict
 
-ORACLE_PROTOCOL = 1
+PROTOCOL_DOC = "docs/PROTOCOL.md"
 
 INSTALL_RECIPE = (
     "install it with `rustup component add rust-analyzer rust-src`, or point RUST_ANALYZER "
@@ -16,8 +17,14 @@ INSTALL_RECIPE = (
 )
 
 
-class RelayError(Exception):
-    """Base of the taxonomy; subclasses fix `kind` and a default recipe."""
+class ErrorRecord(TypedDict):
+    kind: str
+    message: str
+    recipe: str
+
+
+class FerruleError(Exception):
+    """An error a caller can act on: `kind` says which, `recipe` says what to do."""
 
     kind = "protocol"
     default_recipe = ""
@@ -27,24 +34,24 @@ class RelayError(Exception):
         self.message = message
         self.recipe = self.default_recipe if recipe is None else recipe
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> ErrorRecord:
         return {"kind": self.kind, "message": self.message, "recipe": self.recipe}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r})"
 
 
-class AnalyzerMissing(RelayError):
+class AnalyzerMissing(FerruleError):
     kind = "rust-analyzer-missing"
     default_recipe = INSTALL_RECIPE
 
 
-class WorkspaceUnloadable(RelayError):
+class WorkspaceUnloadable(FerruleError):
     kind = "workspace-unloadable"
     default_recipe = "run `cargo metadata` standalone in the project root and fix what it reports"
 
 
-class OracleCrashed(RelayError):
+class OracleCrashed(FerruleError):
     kind = "oracle-crashed"
     default_recipe = (
         "retry the op once: the relay respawns rust-analyzer and re-applies every overlay; "
@@ -52,21 +59,20 @@ class OracleCrashed(RelayError):
     )
 
 
-class ProtocolError(RelayError):
+class BadRequest(FerruleError):
+    """A request refused as asked: a bad frame, an unknown op, bad params, a path outside the root."""
+
     kind = "protocol"
-    default_recipe = f"frames are ORACLE_PROTOCOL {ORACLE_PROTOCOL}: {{proto, id, op, params}}, one JSON object per line"
+    default_recipe = "frames are ORACLE_PROTOCOL 1: {proto, id, op, params}, one JSON object per line"
 
     @classmethod
-    def unknown_op(cls, op: object, known: Iterable[str]) -> ProtocolError:
+    def unknown_op(cls, said: str, known: Iterable[str]) -> BadRequest:
+        """`said` names what the request had instead of a known op (`unknown op "hover"`, no `op`)."""
         ops = ", ".join(known)
-        return cls(f"unknown op {op!r}", f"known ops: {ops}")
-
-    @classmethod
-    def bad_param(cls, op: str, message: str) -> ProtocolError:
-        return cls(f"{op}: {message}", "see TCG-PROTOCOL-RUST section 2 for the op's params")
+        return cls(f"{said}; known ops: {ops}", f"known ops: {ops}")
 
 
-class OpTimeout(RelayError):
+class OpTimeout(FerruleError):
     kind = "timeout"
     default_recipe = "raise the op's `timeout_ms` param, or wait for indexing to finish and retry"
 
@@ -88,15 +94,19 @@ class OpTimeout(RelayError):
         )
 
 
-KINDS = {cls.kind: cls for cls in (AnalyzerMissing, WorkspaceUnloadable, OracleCrashed, ProtocolError, OpTimeout)}
+KINDS: dict[str, type[FerruleError]] = {
+    cls.kind: cls for cls in (AnalyzerMissing, WorkspaceUnloadable, OracleCrashed, BadRequest, OpTimeout)
+}
 
 __all__ = [
-    "ORACLE_PROTOCOL",
+    "INSTALL_RECIPE",
     "KINDS",
-    "RelayError",
+    "PROTOCOL_DOC",
     "AnalyzerMissing",
-    "WorkspaceUnloadable",
-    "OracleCrashed",
-    "ProtocolError",
+    "BadRequest",
+    "ErrorRecord",
+    "FerruleError",
     "OpTimeout",
+    "OracleCrashed",
+    "WorkspaceUnloadable",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ferrule.tools import render
+from ferrule.tools import reports
 
 VALIDATE_RESULT = {
     "diagnostics": [
@@ -21,7 +21,7 @@ VALIDATE_RESULT = {
 
 
 def test_validate_report_leads_with_counts_and_lists_everything():
-    text = render.render_validate(VALIDATE_RESULT, {"file": "src/orders/pricing.rs"})
+    text = reports.render_validate(VALIDATE_RESULT, {"file": "src/orders/pricing.rs"})
     first = text.splitlines()[0]
     assert first == "src/orders/pricing.rs: 1 error, 1 warning; 2 policy findings (1 new, 1 baselined)"
     # Diagnostics in line order, each with line:character, severity and code.
@@ -37,7 +37,7 @@ def test_validate_report_leads_with_counts_and_lists_everything():
 
 
 def test_validate_clean_file_and_degraded_note():
-    text = render.render_validate({"diagnostics": [], "conform_findings": [], "advice": [], "degraded": True},
+    text = reports.render_validate({"diagnostics": [], "conform_findings": [], "advice": [], "degraded": True},
                                   {"file": "src/lib.rs", "content": "fn main() {}"})
     assert text.startswith("src/lib.rs (text passed in `content`): clean: no diagnostics, no policy findings")
     assert "note: degraded" in text
@@ -46,20 +46,20 @@ def test_validate_clean_file_and_degraded_note():
 def test_validate_multiline_message_is_indented_under_its_head():
     result = {"diagnostics": [{"code": None, "category": "error", "message": "first\nsecond", "line": 1,
                                "character": 0}]}
-    lines = render.render_validate(result, {"file": "a.rs"}).splitlines()
+    lines = reports.render_validate(result, {"file": "a.rs"}).splitlines()
     head = next(i for i, line in enumerate(lines) if line.startswith("  1:0 error: first"))
     assert lines[head + 1].strip() == "second"
     assert lines[head + 1].startswith(" " * len("  1:0 error: "))
 
 
 def test_type_report_shows_display_then_documentation():
-    text = render.render_type({"display": "pub fn get(&self) -> u64", "documentation": "The raw id."},
+    text = reports.render_type({"display": "pub fn get(&self) -> u64", "documentation": "The raw id."},
                               {"file": "src/lib.rs", "line": 4, "character": 9})
     assert text.splitlines() == ["src/lib.rs 4:9:", "  pub fn get(&self) -> u64", "", "  The raw id."]
 
 
 def test_type_report_says_when_nothing_is_there():
-    text = render.render_type({"display": "", "documentation": ""}, {"file": "src/lib.rs", "line": 1, "character": 0})
+    text = reports.render_type({"display": "", "documentation": ""}, {"file": "src/lib.rs", "line": 1, "character": 0})
     assert text.startswith("src/lib.rs 1:0: nothing there")
 
 
@@ -68,7 +68,7 @@ def test_complete_report_aligns_columns_and_marks_unsafe_entries():
         {"name": "unwrap", "kind": "method", "type_text": "fn(self) -> u32", "unsafe": True},
         {"name": "unwrap_or", "kind": "method", "type_text": "fn(self, u32) -> u32", "unsafe": False},
     ]}
-    lines = render.render_complete(result, {"file": "src/a.rs", "line": 3, "character": 7, "prefix": "unw"})
+    lines = reports.render_complete(result, {"file": "src/a.rs", "line": 3, "character": 7, "prefix": "unw"})
     lines = lines.splitlines()
     assert lines[0] == "src/a.rs 3:7: 2 completions starting with 'unw'; 1 marked unsafe (would panic in domain code)"
     assert lines[1].startswith("  unwrap     method  fn(self) -> u32")
@@ -78,10 +78,10 @@ def test_complete_report_aligns_columns_and_marks_unsafe_entries():
 
 def test_complete_report_cuts_long_types_and_says_when_empty():
     long_type = "impl Iterator<Item = " + "Vec<u8>, " * 20 + ">"
-    text = render.render_complete({"entries": [{"name": "it", "kind": "function", "type_text": long_type}]},
+    text = reports.render_complete({"entries": [{"name": "it", "kind": "function", "type_text": long_type}]},
                                   {"file": "a.rs", "line": 1, "character": 0})
     assert len(text.splitlines()[1]) < 120 and text.splitlines()[1].endswith("...")
-    assert render.render_complete({"entries": []}, {"file": "a.rs", "line": 1, "character": 0,
+    assert reports.render_complete({"entries": []}, {"file": "a.rs", "line": 1, "character": 0,
                                                     "prefix": "zz"}) == "a.rs 1:0: no completions starting with 'zz'"
 
 
@@ -93,7 +93,7 @@ def test_scope_report_names_module_seam_newtypes_and_symbols():
         "seam_file": "src/orders/mod.rs",
         "branded": [{"name": "OrderId", "seam": "crate::orders", "heuristic": True, "line": 11}],
     }
-    text = render.render_scope(result, {"file": "src/orders/pricing.rs"})
+    text = reports.render_scope(result, {"file": "src/orders/pricing.rs"})
     lines = text.splitlines()
     assert lines[0] == "src/orders/pricing.rs: module orders::pricing, seam file src/orders/mod.rs"
     assert "  OrderId (line 11, seam crate::orders, heuristic)" in lines
@@ -102,22 +102,22 @@ def test_scope_report_names_module_seam_newtypes_and_symbols():
 
 
 def test_scope_report_at_a_position_without_symbols():
-    text = render.render_scope({"symbols": [], "cell": "", "seam_file": None, "branded": []},
+    text = reports.render_scope({"symbols": [], "cell": "", "seam_file": None, "branded": []},
                                {"file": "src/lib.rs", "line": 2, "character": 4})
     assert text.splitlines()[0] == "src/lib.rs: module (crate root), seam file (none)"
     assert text.splitlines()[-1] == "no names in scope at 2:4"
 
 
 def test_update_report_set_and_dropped():
-    assert "overlay set (version 3)" in render.render_update({"version": 3}, {"file": "a.rs", "content": "x"})
-    assert "overlay dropped" in render.render_update({"version": 4}, {"file": "a.rs", "content": None})
+    assert "overlay set (version 3)" in reports.render_update({"version": 3}, {"file": "a.rs", "content": "x"})
+    assert "overlay dropped" in reports.render_update({"version": 4}, {"file": "a.rs", "content": None})
 
 
 def test_error_report_carries_kind_message_and_recipe():
     error = {"kind": "rust-analyzer-missing", "message": "no rust-analyzer found",
              "recipe": "rustup component add rust-analyzer"}
-    text = render.render_error(error, tool="rust_type")
+    text = reports.render_error(error, tool="rust_type")
     assert text.splitlines() == ["rust_type failed: rust-analyzer-missing: no rust-analyzer found",
                                  "fix: rustup component add rust-analyzer"]
-    retried = render.render_error({"kind": "oracle-crashed", "message": "died", "recipe": ""}, retried=True)
+    retried = reports.render_error({"kind": "oracle-crashed", "message": "died", "recipe": ""}, retried=True)
     assert "respawned and the call retried once" in retried and "fix:" not in retried

@@ -1,0 +1,192 @@
+"""The session's one rust-analyzer: resolve it, spawn it, initialize it, wait for quiescence, respawn it
+after a crash (once in a row), and answer its configuration requests.
+
+A dead analyzer is reported once as `oracle-crashed`; the next op respawns it (the caller re-applies
+the overlays through `reopen`). If it dies again before any op succeeds, it is not respawned until
+`init`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ferrule.lsp import LspClient, PositionCodec, RequestTimeout, ServerExited, path_to_uri
+from ferrule.lsp.client import ProgressCallback
+from ferrule.project import OracleCrashed, ProjectRoot, WorkspaceUnloadable
+from ferrule.relay.resolve import Analyzer, resolve_analyzer
+
+INITIALIZE_TIMEOUT_S = 60.0
+# rust-analyzer can report quiescence for a moment between two phases of a workspace load (the gap
+# seen here is tens of ms): ready means quiescent, no progress running, and nothing new for this long
+QUIESCENCE_SETTLE_S = 0.25
+
+# The configuration answered to the analyzer (initializationOptions and workspace/configuration).
+# checkOnSave off: cargo-check results describe the disk, never an overlay. No flyimport, postfix or
+# snippet entries: completions are what is in scope. No memory layout in hovers: documentation is docs.
+ANALYZER_CONFIG: dict[str, Any] = {
+    "checkOnSave": False,
+    "check": {"workspace": False},
+    "files": {"watcher": "server"},
+    # type mismatches and unresolved names are "experimental" in rust-analyzer; an agent needs them
+    "diagnostics": {"enable": True, "experimental": {"enable": True}},
+    "completion": {
+        "autoimport": {"enable": False},
+        "postfix": {"enable": False},
+        "callable": {"snippets": "none"},
+        "snippets": {"custom": {}},
+    },
+    "hover": {"memoryLayout": {"enable": False}, "actions": {"enable": False}},
+    "lens": {"enable": False},
+    "inlayHints": {"enable": False},
+}
+
+
+class AnalyzerProcess:
+    """Starts and restarts the analyzer; `client` is the live connection (None before the first start)."""
+
+    def __init__(self, root: ProjectRoot, *, explicit: str | None = None,
+                 on_progress: ProgressCallback | None = None) -> None:
+        self.root = root
+        self.explicit = explicit  # the --rust-analyzer path, if any
+        self.on_progress = on_progress
+        self.binary: Analyzer | None = None
+        self.client: LspClient | None = None
+        self.codec = PositionCodec("utf-8")
+        self.pull_diagnostics = False
+        self.lock = asyncio.Lock()  # held by whatever starts or stops the analyzer
+        self._death_reported = False
+        self._crashes_in_a_row = 0
+
+    async def running(self, quiescence_s: float, *, before_spawn: Callable[[], None], reopen: Callable[[LspClient], None]) -> LspClient:
+        """The live client, started first when there is none and respawned once after a crash; a start
+        waits up to `quiescence_s` for the analyzer to settle."""
+        async with self.lock:
+            client = self.client
+            if client is not None and client.alive:
+                return client
+            if client is None:  # first op without init: start as init would
+                await self.start(quiescence_s, before_spawn=before_spawn)
+            elif not self._death_reported:  # it died between ops: say so once, respawn on the next op
+                raise self.crashed(ServerExited(client.returncode, client.stderr_tail()))
+            elif self._crashes_in_a_row >= 2:
+                raise OracleCrashed(
+                    "rust-analyzer died twice in a row; the relay does not respawn it again on its own",
+                    "send `init` to start it afresh; if it keeps dying, run rust-analyzer in the project "
+                    "by hand to see why (memory, a broken toolchain, a proc-macro)",
+                )
+            else:
+                await self.start(quiescence_s, before_spawn=before_spawn, reopen=reopen)
+            assert self.client is not None
+            return self.client
+
+    def crashed(self, exited: ServerExited) -> OracleCrashed:
+        """The error for a death; the first report of one death counts it."""
+        if not self._death_reported:
+            self._crashes_in_a_row += 1
+            self._death_reported = True
+        again = self._crashes_in_a_row >= 2
+        return OracleCrashed(
+            f"rust-analyzer died mid-session ({exited})"
+            + ("; it died twice in a row, so it will not be respawned until `init`" if again else ""),
+            "send `init` to start it afresh" if again else
+            "retry the op: the next op respawns rust-analyzer once and re-applies every overlay",
+        )
+
+    def op_succeeded(self) -> None:
+        self._crashes_in_a_row = 0
+
+    async def restart(self, quiescence_s: float, *, before_spawn: Callable[[], None]) -> bool:
+        """`init`: resolve the analyzer afresh and start it; the caller holds `lock`."""
+        self.binary = None
+        self._crashes_in_a_row = 0
+        return await self.start(quiescence_s, before_spawn=before_spawn)
+
+    async def start(self, quiescence_s: float, *, before_spawn: Callable[[], None],
+                    reopen: Callable[[LspClient], None] | None = None) -> bool:
+        """Spawn, initialize and wait for quiescence; True when quiescent within the deadline."""
+        if not (self.root.path / "Cargo.toml").is_file():
+            raise WorkspaceUnloadable(f"no Cargo.toml at the project root {self.root.path}",
+                                      "run the relay in a Cargo project's root, and check `cargo metadata` there")
+        if self.binary is None:
+            self.binary = await asyncio.to_thread(resolve_analyzer, self.explicit)
+        before_spawn()
+        await self.stop(2.0)
+        client = await LspClient.spawn([self.binary.path], cwd=self.root.path)
+        client.configuration = _configuration
+        client.on_progress = self.on_progress
+        self.client = client
+        self._death_reported = False
+        try:
+            await client.initialize(initialize_params(self.root.path), timeout=INITIALIZE_TIMEOUT_S)
+        except RequestTimeout:
+            await client.shutdown(timeout=1.0)
+            raise
+        self.codec = PositionCodec(client.position_encoding)
+        self.pull_diagnostics = "diagnosticProvider" in client.capabilities and not push_forced()
+        if reopen is not None:
+            reopen(client)
+        quiescent = await client.wait_quiescent(quiescence_s, settle=QUIESCENCE_SETTLE_S)
+        if client.status.get("health") == "error":
+            message = client.status.get("message") or "rust-analyzer could not load the workspace"
+            await self.stop(2.0)
+            raise WorkspaceUnloadable(f"{message.strip()} ({self.root.path})")
+        return quiescent
+
+    async def stop(self, timeout: float) -> None:
+        """The LSP shutdown/exit dance, kill as the backstop; nothing when no analyzer runs."""
+        client, self.client = self.client, None
+        if client is not None:
+            await client.shutdown(timeout=timeout)
+
+
+def initialize_params(root: Path) -> dict[str, Any]:
+    """The `initialize` params sent for the project at `root` (a canonical path)."""
+    uri = path_to_uri(root)
+    forced = os.environ.get("FERRULE_POSITION_ENCODING")
+    encodings = [forced] if forced else ["utf-8", "utf-16"]
+    text_document: dict[str, Any] = {
+        "synchronization": {"dynamicRegistration": False, "didSave": False},
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        # documentation resolved lazily: an answer is a tenth of the size, and only the few entries
+        # left after the prefix filter and the cap that need their docs are resolved
+        "completion": {"completionItem": {"snippetSupport": False, "labelDetailsSupport": False,
+                                          "resolveSupport": {"properties": ["documentation"]}},
+                       "contextSupport": True},
+        "publishDiagnostics": {"versionSupport": True, "relatedInformation": False},
+    }
+    if not push_forced():
+        text_document["diagnostic"] = {"dynamicRegistration": False, "relatedDocumentSupport": False}
+    return {
+        "processId": os.getpid(),
+        "clientInfo": {"name": "ferrule"},
+        "rootUri": uri,
+        "rootPath": str(root),
+        "workspaceFolders": [{"uri": uri, "name": root.name}],
+        "initializationOptions": ANALYZER_CONFIG,
+        "capabilities": {
+            "general": {"positionEncodings": encodings},
+            "window": {"workDoneProgress": True},
+            "workspace": {"configuration": True, "workspaceFolders": True},
+            "textDocument": text_document,
+            "experimental": {"serverStatusNotification": True},
+        },
+    }
+
+
+def _configuration(item: dict[str, Any]) -> object:
+    section = item.get("section")
+    if section in ("rust-analyzer", None, ""):
+        return ANALYZER_CONFIG
+    return None
+
+
+def push_forced() -> bool:
+    """`FERRULE_DIAGNOSTICS=push` leaves pull support out, so the push path runs against a real analyzer."""
+    return os.environ.get("FERRULE_DIAGNOSTICS") == "push"
+
+
+__all__ = ["ANALYZER_CONFIG", "AnalyzerProcess", "initialize_params", "push_forced"]

@@ -1,0 +1,133 @@
+"""`complete` and `scope`: both read the analyzer's completion list at a position.
+
+`complete` ranks, filters and caps the list before any per-entry work and flags entries that would
+panic in domain code; `scope` keeps the names in scope, at a position or at a neutral top-level place
+(inside a probe function appended to the file for the one op).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ferrule.fastframe import LineIndex
+from ferrule.lsp.positions import line_text
+from ferrule.project import ProjectFile
+from ferrule.relay import mapping
+from ferrule.relay.documents import Shown
+from ferrule.relay.ops.context import OpContext
+from ferrule.relay.params import COMPLETE_MAX_DEFAULT, CompleteParams, Position, ScopeParams
+from ferrule.relay.results import Branded, CompleteResult, Entry, ScopeResult, Symbol
+
+PROBE_NAME = "__ferrule_scope_probe__"
+
+
+def with_probe(text: str) -> tuple[str, Position]:
+    """`text` with an empty probe function appended, and the neutral top-level position inside it
+    (the end of its indented, otherwise empty body line)."""
+    head = (text if text.endswith("\n") or not text else text + "\n") + f"\nfn {PROBE_NAME}() {{\n"
+    body = "    "
+    return head + body + "\n}\n", Position(head.count("\n") + 1, len(body))
+
+
+async def _completion_items(ctx: OpContext, file: ProjectFile, position: dict[str, int], shown: Shown,
+                            meanwhile: Callable[[], object] | None = None) -> list[dict[str, Any]]:
+    """The completion items at `position`, while `shown` is shown; `meanwhile` runs while the analyzer
+    works (default: the shown text's preparation)."""
+    if meanwhile is None and shown.active:
+        meanwhile = shown.prepare
+    result = await ctx.request("textDocument/completion", {
+        "textDocument": {"uri": ctx.documents.uri(file.rel)},
+        "position": position,
+        "context": {"triggerKind": 1},
+    }, meanwhile)
+    return mapping.completion_items(result)  # the first answer, even when marked incomplete
+
+
+async def complete(ctx: OpContext, params: CompleteParams) -> CompleteResult:
+    file, content = ctx.file(params), params.content
+    prefix = params.prefix or ""
+    limit = COMPLETE_MAX_DEFAULT if params.max is None else params.max
+    documents = ctx.documents
+    documents.require(file, content)
+    position = ctx.lsp_position(file, params.position, content)
+    policy = ctx.policy.current
+    line, character = params.position.line, params.position.character
+    domain_file = not policy.is_test_path(file.rel)
+    test_code: list[bool] = []  # whether the position is in test code, decided at most once
+
+    def in_test_code() -> bool:
+        if not test_code:
+            text = documents.text_or_none(file, content)
+            test_code.append(text is not None and policy.in_test_code(text, line, character))
+        return test_code[0]
+
+    with documents.showing(ctx.client, file, content) as shown:
+
+        def meanwhile() -> None:  # while the analyzer computes: decide early where unwrap may be offered
+            shown.prepare()
+            if domain_file:
+                text = documents.text_or_none(file, content)
+                if text is not None and mapping.after_member_access(line_text(LineIndex(text), line - 1), character):
+                    in_test_code()
+
+        items = await _completion_items(ctx, file, position, shown, meanwhile)
+    kinds = mapping.COMPLETION_KIND
+    panicking = mapping.PANICKING
+    entries: list[Entry] = []
+    for name, item in mapping.best(items, prefix, limit):  # filtered, ranked and capped before per-entry work
+        unsafe = False
+        if domain_file and name in panicking and not in_test_code():
+            unsafe = await _panics_on_option_or_result(ctx, items, item)
+        entries.append({"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
+                        "type_text": item.get("detail") or "", "unsafe": unsafe})
+    result: CompleteResult = {"entries": entries}
+    return ctx.mark(result)
+
+
+async def _panics_on_option_or_result(ctx: OpContext, items: list[dict[str, Any]], item: dict[str, Any]) -> bool:
+    """The name+receiver heuristic: an Option/Result-only sibling, else std's docs of the entry."""
+    decided = mapping.receiver_is_option_or_result(items, item)
+    if decided or "documentation" in item or "data" not in item:
+        return decided
+    resolved = await ctx.request("completionItem/resolve", item)
+    return mapping.receiver_is_option_or_result([], resolved or {})
+
+
+async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
+    file = ctx.file(params)
+    documents = ctx.documents
+    text = documents.text(file, None)
+    shown_text: str | None
+    if params.position is not None:
+        position = ctx.lsp_position(file, params.position, None, LineIndex(text))
+        shown_text = None
+    else:  # a neutral top-level position: inside a probe function appended for this op only
+        shown_text, neutral = with_probe(text)
+        position = {"line": neutral.line - 1, "character": neutral.character}  # ASCII: any encoding
+    with documents.showing(ctx.client, file, shown_text) as shown:
+        items = await _completion_items(ctx, file, position, shown)
+    kinds = mapping.COMPLETION_KIND
+    symbols: list[Symbol] = []
+    seen = set()
+    for item in items:
+        kind = item.get("kind")
+        name = mapping.symbol_name(item)
+        if name is None or kind in (mapping.KEYWORD, mapping.SNIPPET) or name.startswith(PROBE_NAME):
+            continue  # internal names (`<ra@gennew>7` in a for loop), keywords, snippets, the probe
+        key = (name, kind)
+        if key in seen:
+            continue
+        seen.add(key)
+        symbols.append({"name": name, "kind": kinds.get(kind or 1, "text"), "type_text": item.get("detail") or ""})
+    cell = mapping.module_path(file.rel)
+    seam_file = next((rel for rel in mapping.seam_candidates(file.rel)
+                      if rel == file.rel or (ctx.root.path / rel).is_file() or rel in documents.overlays), None)
+    branded: list[Branded] = []
+    for found in ctx.policy.current.branded(text):
+        entry: Branded = {"name": found["name"], "seam": cell or file.rel, "heuristic": True}
+        if "line" in found:
+            entry["line"] = found["line"]
+        branded.append(entry)
+    result: ScopeResult = {"symbols": symbols, "cell": cell, "seam_file": seam_file, "branded": branded}
+    return ctx.mark(result)

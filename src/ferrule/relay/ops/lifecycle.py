@@ -1,0 +1,31 @@
+"""`init` and `shutdown`: start the analyzer afresh, and stop it."""
+
+from __future__ import annotations
+
+from ferrule.relay.ops.context import OpContext
+from ferrule.relay.params import InitParams, ShutdownParams
+from ferrule.relay.results import InitResult, ShutdownResult
+
+
+async def init(ctx: OpContext, params: InitParams) -> InitResult:
+    """Re-read the policy, (re)start the analyzer with no overlays, wait for quiescence within the budget."""
+    analyzer = ctx.analyzer
+    async with analyzer.lock:
+        ctx.documents.clear()
+        ctx.policy.forget()
+        quiescent = await analyzer.restart(ctx.budget.budget_ms / 1000, before_spawn=ctx.policy.load)
+        client = ctx.client
+        assert analyzer.binary is not None
+        return {
+            "ra_version": analyzer.binary.version,
+            "position_encoding": client.position_encoding,
+            "pull_diagnostics": analyzer.pull_diagnostics,
+            "quiescent": quiescent,
+        }
+
+
+async def shutdown(ctx: OpContext, params: ShutdownParams) -> ShutdownResult:
+    async with ctx.analyzer.lock:
+        ctx.documents.clear()
+        await ctx.analyzer.stop(min(ctx.budget.budget_ms / 1000, 5.0))
+    return {}

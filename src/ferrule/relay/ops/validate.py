@@ -1,0 +1,78 @@
+"""`validate`: the analyzer's diagnostics for one document, and the policy's findings on its text."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ferrule.conform import Enrichment
+from ferrule.fastframe import LineIndex
+from ferrule.lsp import LspClient, RequestTimeout
+from ferrule.relay import mapping
+from ferrule.relay.ops.context import Budget, OpContext
+from ferrule.relay.params import ValidateParams
+from ferrule.relay.results import Diagnostic, ValidateResult
+
+PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may keep coming
+
+
+async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
+    file, content = ctx.file(params), params.content
+    documents, client = ctx.documents, ctx.client
+    text = documents.text(file, content)
+    uri = documents.uri(file.rel)
+    pull = ctx.analyzer.pull_diagnostics
+    shown_text = content
+    if not pull and content is None and file.rel not in documents.overlays:
+        shown_text = text  # pushes come only for open documents
+    policy = ctx.policy.current
+    enriched: list[Enrichment] = []
+    with documents.showing(client, file, shown_text) as shown:
+
+        def meanwhile() -> None:  # while the analyzer computes the diagnostics
+            shown.prepare()
+            enriched.append(policy.enrich(file.rel, text))
+
+        if pull:
+            report = await ctx.request("textDocument/diagnostic", {"textDocument": {"uri": uri}}, meanwhile)
+            raw = (report or {}).get("items") or []
+        else:
+            meanwhile()
+            raw = await _pushed_diagnostics(client, uri, documents.version(file.rel), ctx.budget)
+    index = None if ctx.analyzer.codec.identity else LineIndex(text)
+    diagnostics: list[Diagnostic] = []
+    for item in raw:
+        if not mapping.is_overlay_diagnostic(item):
+            continue
+        start = item["range"]["start"]
+        diagnostics.append({
+            "code": mapping.diagnostic_code(item),
+            "category": mapping.SEVERITY.get(item.get("severity") or 1, "error"),
+            "message": item.get("message", ""),
+            "line": start["line"] + 1,
+            "character": ctx.utf8_column(index, start["line"], start["character"]),
+        })
+    policy_fields = enriched[0]
+    result: ValidateResult = {
+        "diagnostics": diagnostics,
+        "facts": policy_fields["facts"],
+        "markers": [],
+        "conform_findings": policy_fields["conform_findings"],
+        "advice": policy_fields["advice"],
+        "degraded": not pull,
+    }
+    return ctx.mark(result)
+
+
+async def _pushed_diagnostics(client: LspClient, uri: str, version: int, budget: Budget) -> list[dict[str, Any]]:
+    """The push for `version`, then any later push within a settle window: rust-analyzer publishes
+    a version's syntax errors first and its semantic diagnostics after them."""
+    raw = await client.wait_diagnostics(uri, version, budget.remaining())
+    while True:
+        settle = min(PUSH_SETTLE_S, budget.deadline - time.monotonic())
+        if settle <= 0:
+            return raw
+        try:
+            raw = await client.wait_diagnostics(uri, version, settle, fresh=True)
+        except RequestTimeout:
+            return raw

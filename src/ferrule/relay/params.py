@@ -1,0 +1,271 @@
+"""Typed requests: each op's params as a frozen dataclass, checked once from the frame's JSON object.
+
+A field's `Param` (in its metadata) says how it is checked, what it is on the wire and what it means;
+the envelope, the docs' op table and the tool descriptors read the same declaration. Every fault of a
+request is named in one `protocol` error. Unknown params are dropped (a newer client may send optional
+params this relay does not know: additive evolution), and so is an optional param sent as null.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import orjson
+
+from ferrule.project import BadRequest, ProjectFile, ProjectRoot
+
+# LSP carries positions and counts as `uinteger`: at most 2**31 - 1. The 1-based `line` may therefore
+# reach 2**31. Larger values are refused here, named, rather than failing inside the inner hop.
+UINTEGER_MAX = 2**31 - 1
+COMPLETE_MAX_DEFAULT = 50
+
+PARAMS_RECIPE = "see docs/PROTOCOL.md section 3 for each op's params"
+
+Check = Callable[[object], "str | None"]  # a complaint, or None when the value is acceptable
+
+
+def type_name(value: object) -> str:
+    """The JSON name of a value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def shown(value: object) -> str:
+    """A value as JSON, for messages; what JSON cannot spell (inf) as Python does."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # orjson would print null
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _string(value: object) -> str | None:
+    return None if isinstance(value, str) else f"must be a string, got {type_name(value)}"
+
+
+def _string_or_null(value: object) -> str | None:
+    return None if value is None or isinstance(value, str) else (
+        f"must be a string or null, got {type_name(value)}")
+
+
+def _ranged(low: int) -> Check:
+    def check(value: object) -> str | None:
+        if _is_int(value) and low <= value <= UINTEGER_MAX:  # type: ignore[operator]
+            return None
+        return f"must be an integer from {low} to {UINTEGER_MAX}, got {shown(value)}"
+
+    return check
+
+
+_POSITION_BOUNDS = (("line", 1, UINTEGER_MAX + 1, "1-based"), ("character", 0, UINTEGER_MAX, "0-based, in UTF-8 bytes"))
+
+
+def _position(value: object) -> str | None:
+    """Complaints are whole phrases (`position.line` ...), so the caller does not prefix them."""
+    if not isinstance(value, dict):
+        return f"`position` must be an object {{line, character}}, got {type_name(value)}"
+    problems = []
+    for key, low, high, meaning in _POSITION_BOUNDS:
+        if key not in value:
+            problems.append(f"missing `position.{key}`")
+        elif not (_is_int(value[key]) and low <= value[key] <= high):
+            problems.append(f"`position.{key}` must be an integer from {low} to {high} ({meaning}), "
+                            f"got {shown(value[key])}")
+    return "; ".join(problems) or None
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """`line` 1-based; `character` 0-based, in UTF-8 bytes of the line."""
+
+    line: int
+    character: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"line": self.line, "character": self.character}
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """How one param is checked and documented."""
+
+    check: Check
+    wire: str  # its JSON shape, as docs/PROTOCOL.md shows it
+    meaning: str
+    required: bool = False
+    keeps_null: bool = False  # null carries meaning (update's content clears), so it is kept
+    convert: Callable[[Any], Any] | None = None  # the checked JSON value to the typed one
+
+
+def param(check: Check, wire: str, meaning: str, *, required: bool = False, keeps_null: bool = False,
+          convert: Callable[[Any], Any] | None = None) -> Any:
+    metadata = {"param": Param(check, wire, meaning, required, keeps_null, convert)}
+    return field(metadata=metadata) if required else field(default=None, metadata=metadata)
+
+
+def _file_param() -> Any:
+    return param(_string, "string", "the file, root-relative with forward slashes", required=True)
+
+
+def _content_param() -> Any:
+    return param(_string, "string", "the file's text for this op only (transient); the previous state is restored")
+
+
+def _position_param(*, required: bool) -> Any:
+    return param(_position, "{line, character}", "`line` 1-based, `character` 0-based in UTF-8 bytes",
+                 required=required, convert=lambda value: Position(value["line"], value["character"]))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpParams:
+    """What every op takes: an optional budget. Subclasses add the op's own params."""
+
+    timeout_ms: int | None = param(_ranged(1), f"integer 1..{UINTEGER_MAX}",
+                                   "the op's time budget in ms, counted from the frame's arrival")
+
+    def to_json(self) -> dict[str, Any]:
+        """The params as a frame carries them (for echoes and logs); unset optionals are left out."""
+        wire: dict[str, Any] = {}
+        for name, spec in fields_of(type(self)):
+            value = getattr(self, name)
+            if value is None and not spec.keeps_null:
+                continue
+            wire[name] = value.to_json() if isinstance(value, Position) else value
+        return wire
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileParams(OpParams):
+    """An op on one file; `file` is its canonical root-relative name once checked against the sandbox.
+
+    `checked` is that check (not a param): the op uses it when it starts right away, and checks the
+    path on disk again when it had to wait (see serve)."""
+
+    file: str = _file_param()
+    checked: ProjectFile | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InitParams(OpParams):
+    pass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShutdownParams(OpParams):
+    pass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UpdateParams(FileParams):
+    content: str | None = param(_string_or_null, "string or null", "the overlay's text; null drops the overlay",
+                                required=True, keeps_null=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidateParams(FileParams):
+    content: str | None = _content_param()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScopeParams(FileParams):
+    position: Position | None = _position_param(required=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompleteParams(FileParams):
+    position: Position = _position_param(required=True)
+    content: str | None = _content_param()
+    prefix: str | None = param(_string, "string", "keep only entries whose name starts with it")
+    max: int | None = param(_ranged(0), f"integer 0..{UINTEGER_MAX}",
+                            f"at most this many entries (default {COMPLETE_MAX_DEFAULT})")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TypeParams(FileParams):
+    position: Position = _position_param(required=True)
+    content: str | None = _content_param()
+
+
+P = TypeVar("P", bound=OpParams)
+
+_FIELDS: dict[type[OpParams], tuple[tuple[str, Param], ...]] = {}
+
+
+def fields_of(cls: type[OpParams]) -> tuple[tuple[str, Param], ...]:
+    """(name, Param) of a params class: the op's own first, in declaration order, the budget last."""
+    known = _FIELDS.get(cls)
+    if known is None:
+        declared = [(f.name, f.metadata["param"]) for f in dataclasses.fields(cls) if "param" in f.metadata]
+        known = _FIELDS[cls] = (*[d for d in declared if d[0] != "timeout_ms"],
+                                *[d for d in declared if d[0] == "timeout_ms"])
+    return known
+
+
+def parse_params(op: str, cls: type[P], params: object, root: ProjectRoot | None) -> P:
+    """The typed request of `op`; BadRequest naming every fault. With `root`, `file` is checked against
+    the sandbox on disk and canonicalised (a path that leaves the root is refused here)."""
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise BadRequest(f"{op}: `params` must be an object, got {type_name(params)}", PARAMS_RECIPE)
+    checked: dict[str, Any] = {}
+    problems: list[str] = []
+    for name, spec in fields_of(cls):
+        if name not in params:
+            if spec.required:
+                problems.append(f"missing `{name}`")
+            continue
+        value = params[name]
+        if value is None and not spec.required and not spec.keeps_null:
+            continue
+        complaint = spec.check(value)
+        if complaint:
+            problems.append(complaint if complaint.startswith(("`", "missing")) else f"`{name}` {complaint}")
+        else:
+            checked[name] = value if spec.convert is None else spec.convert(value)
+    if problems:
+        raise BadRequest(f"{op}: bad params: " + "; ".join(problems), PARAMS_RECIPE)
+    if root is not None and "file" in checked:
+        file = root.file(checked["file"])
+        checked["file"], checked["checked"] = file.rel, file
+    return cls(**checked)
+
+
+__all__ = [
+    "COMPLETE_MAX_DEFAULT",
+    "PARAMS_RECIPE",
+    "UINTEGER_MAX",
+    "CompleteParams",
+    "FileParams",
+    "InitParams",
+    "OpParams",
+    "Param",
+    "Position",
+    "ScopeParams",
+    "ShutdownParams",
+    "TypeParams",
+    "UpdateParams",
+    "ValidateParams",
+    "fields_of",
+    "parse_params",
+    "shown",
+    "type_name",
+]

@@ -1,0 +1,18 @@
+"""`scope` without a position asks at a neutral top-level place: inside a probe function appended to
+the file for the one op. The position must land in the probe's body whatever the file's ending."""
+
+from __future__ import annotations
+
+import pytest
+
+from ferrule.relay.ops.completion import PROBE_NAME, with_probe
+
+
+@pytest.mark.parametrize("text", ["", "fn a() {}\n", "fn a() {}", "é\n\n// last line without newline"])
+def test_the_neutral_position_is_the_end_of_the_probes_body_line(text):
+    shown, position = with_probe(text)
+    assert shown.startswith(text) and shown.endswith("}\n")
+    lines = shown.split("\n")
+    assert lines[position.line - 2] == f"fn {PROBE_NAME}() {{"
+    assert lines[position.line - 1] == " " * position.character
+    assert lines[position.line] == "}"
