@@ -72,6 +72,15 @@ class AsyncLane:
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._cancel_now, msg_id)
 
+    def cancel_all(self) -> None:
+        """Cancel every running call (the server is being stopped from outside); none is answered."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._cancel_all_now)
+
+    def _cancel_all_now(self) -> None:
+        for task in list(self._running.values()):
+            task.cancel()
+
     def _cancel_now(self, msg_id: Any) -> None:
         task = self._running.get(msg_id)
         if task is not None:

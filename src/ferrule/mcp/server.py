@@ -196,6 +196,9 @@ class Server:
                 self._serve_read(batch)
                 if self._pending:  # the read's answers in one write
                     self._flush()
+        except BaseException:  # stopped from outside (a signal's exception): running calls end with it
+            self.lane.cancel_all()
+            raise
         finally:
             try:
                 self.stopping()  # in-flight async calls finish and are answered, as at any end of input
