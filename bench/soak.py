@@ -57,6 +57,18 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for {pid}")
 
 
+def tree_rss_kib(pid: int) -> int:
+    """The resident memory of the processes below `pid`; one that exits meanwhile (the analyzer's
+    short-lived helpers) counts nothing."""
+    total = 0
+    for child in descendants(pid):
+        try:
+            total += rss_kib(child)
+        except (OSError, RuntimeError):  # gone, or a zombie with no memory left
+            pass
+    return total
+
+
 def fd_count(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -328,7 +340,7 @@ def soak_relay(ops: int, analyzer: str, *, warmup: int = 2000, window: int = 100
         feed(warmup, warmup + ops)
         seconds = time.monotonic() - began
         end = Snapshot.of(proc.pid)
-        analyzer_rss = sum(rss_kib(pid) for pid in descendants(proc.pid))
+        analyzer_rss = tree_rss_kib(proc.pid)
         proc.stdin.close()
         code = proc.wait(120)
         reader.join(10)

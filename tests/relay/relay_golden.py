@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,42 @@ def normalise(value: Any, root: str | None) -> Any:
         return [normalise(item, root) for item in value]
     if isinstance(value, str) and root:
         return value.replace(root, ROOT_MARK)
+    return value
+
+
+# Replayed live, a golden meets whichever rust-analyzer release is installed, and a few fields are that
+# release's (and its std's) to decide: the wording of a diagnostic, how a type is spelled (`const fn`),
+# which entries rank first under a completion cap, and what the std prelude holds. `release_neutral`
+# keeps the relay's own work exact (envelopes, ids, errors, positions, codes, caps, facts, policy flags,
+# hover displays, the project's own symbols) and reduces those to what every release agrees on. The
+# double replays the recorded release, so its comparison stays exact.
+def project_names(root: Path) -> frozenset[str]:
+    """Every identifier in the project's Rust sources: a symbol so named is the project's own or used by it."""
+    return frozenset(name for path in root.rglob("*.rs") for name in re.findall(r"\w+", path.read_text("utf-8")))
+
+
+def bare_name(name: str) -> str:
+    return name.rstrip("!").removesuffix("()")
+
+
+def release_neutral(value: Any, names: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key == "type_text":
+                out[key] = "<type_text>"
+            elif key == "entries" and isinstance(item, list):  # ranked by the release: the cap, the flags
+                out[key] = sorted(({**release_neutral(entry, names), "kind": "<kind>", "name": "<name>"}
+                                   for entry in item), key=lambda e: orjson.dumps(e, option=orjson.OPT_SORT_KEYS))
+            elif key == "symbols" and isinstance(item, list):  # the project's own, not the prelude's
+                out[key] = [release_neutral(s, names) for s in item if bare_name(s.get("name", "")) in names]
+            elif key == "diagnostics" and isinstance(item, list):
+                out[key] = [{**release_neutral(d, names), "message": "<message>"} for d in item]
+            else:
+                out[key] = release_neutral(item, names)
+        return out
+    if isinstance(value, list):
+        return [release_neutral(item, names) for item in value]
     return value
 
 

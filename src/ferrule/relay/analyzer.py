@@ -39,7 +39,7 @@ ANALYZER_CONFIG: dict[str, Any] = {
         "callable": {"snippets": "none"},
         "snippets": {"custom": {}},
     },
-    "hover": {"memoryLayout": {"enable": False}, "actions": {"enable": False}},
+    "hover": {"memoryLayout": {"enable": False}, "dropGlue": {"enable": False}, "actions": {"enable": False}},
     "lens": {"enable": False},
     "inlayHints": {"enable": False},
 }

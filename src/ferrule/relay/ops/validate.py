@@ -7,13 +7,13 @@ from typing import Any
 
 from ferrule.conform import Enrichment
 from ferrule.fastframe import LineIndex
-from ferrule.lsp import LspClient, RequestTimeout
+from ferrule.lsp import RequestTimeout
 from ferrule.relay import mapping
-from ferrule.relay.ops.context import Budget, OpContext
+from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import ValidateParams
 from ferrule.relay.results import Diagnostic, ValidateResult
 
-PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's diagnostics may keep coming
+PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's pushes may keep coming once it is analysed
 
 
 async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
@@ -38,7 +38,7 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
             raw = (report or {}).get("items") or []
         else:
             meanwhile()
-            raw = await _pushed_diagnostics(client, uri, documents.version(file.rel), ctx.budget)
+            raw = await _pushed_diagnostics(ctx, uri, documents.version(file.rel), text.count("\n"))
     index = None if ctx.analyzer.codec.identity else LineIndex(text)
     diagnostics: list[Diagnostic] = []
     for item in raw:
@@ -64,15 +64,24 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
     return ctx.mark(result)
 
 
-async def _pushed_diagnostics(client: LspClient, uri: str, version: int, budget: Budget) -> list[dict[str, Any]]:
-    """The push for `version`, then any later push within a settle window: rust-analyzer publishes
-    a version's syntax errors first and its semantic diagnostics after them."""
-    raw = await client.wait_diagnostics(uri, version, budget.remaining())
+async def _pushed_diagnostics(ctx: OpContext, uri: str, version: int, lines: int) -> list[dict[str, Any]]:
+    """The last push for `version`. rust-analyzer publishes a version's syntax errors first and its
+    semantic diagnostics once it has type-checked the file (seconds when cold); nothing marks a push
+    as the last. Inlay hints over the whole file need that same type-checking, so their answer is
+    the event after which only a push already on its way is left to wait for."""
+    client, budget = ctx.client, ctx.budget
+    await client.wait_diagnostics(uri, version, budget.remaining())
+    if client.capabilities.get("inlayHintProvider"):
+        await ctx.request("textDocument/inlayHint", {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}},
+        })
     while True:
         settle = min(PUSH_SETTLE_S, budget.deadline - time.monotonic())
         if settle <= 0:
-            return raw
+            break
         try:
-            raw = await client.wait_diagnostics(uri, version, settle, fresh=True)
+            await client.wait_diagnostics(uri, version, settle, fresh=True)
         except RequestTimeout:
-            return raw
+            break
+    return client.diagnostics[uri][1]
