@@ -12,11 +12,13 @@ revision: the receiver should not answer a cancelled request; 2026-07-28: must n
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # asyncio is imported when the lane starts: a server of sync tools never pays for it
+    import asyncio
+    from concurrent.futures import Future
 
 __all__ = ["AsyncLane"]
 
@@ -39,6 +41,8 @@ class AsyncLane:
         """The lane's loop, started on first use."""
         with self._lock:
             if self._loop is None:
+                import asyncio
+
                 loop = asyncio.new_event_loop()
                 self._stop = loop.create_future()
                 ready = threading.Event()
@@ -54,6 +58,8 @@ class AsyncLane:
 
     def submit(self, msg_id: Any, work: Coroutine[Any, Any, bytes | None]) -> None:
         """Run `work` for request `msg_id`; its bytes (None: nothing) are the request's answer."""
+        import asyncio
+
         future = asyncio.run_coroutine_threadsafe(self._serve(msg_id, work), self.loop)
         with self._lock:
             self._futures.add(future)
@@ -61,10 +67,14 @@ class AsyncLane:
 
     def call(self, work: Awaitable[Any]) -> Any:
         """Run `work` on the lane and wait for its value (start-up and shutdown steps)."""
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(_awaited(work), self.loop).result()
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> Future[Any]:
         """Start `work` on the lane without waiting (a task that lives as long as the run)."""
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(work, self.loop)
 
     def cancel(self, msg_id: Any) -> None:
@@ -87,6 +97,8 @@ class AsyncLane:
             task.cancel()
 
     async def _serve(self, msg_id: Any, work: Coroutine[Any, Any, bytes | None]) -> None:
+        import asyncio
+
         task = asyncio.current_task()
         assert task is not None
         self._running[msg_id] = task
@@ -134,6 +146,8 @@ class AsyncLane:
 
 
 def _serve(loop: asyncio.AbstractEventLoop, stop: asyncio.Future[None], ready: threading.Event) -> None:
+    import asyncio
+
     asyncio.set_event_loop(loop)
     loop.call_soon(ready.set)
     try:
