@@ -523,7 +523,7 @@ class Server:
             result["resultType"] = "complete"
             result["_meta"] = self._stamp
         try:
-            return result_line(msg_id, result)
+            return encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
         except TypeError as exc:
             result.pop("structuredContent", None)
             result["content"] = [{"type": "text", "text": f"tool {name!r} returned a value that is not JSON: {exc}"}]
