@@ -64,6 +64,8 @@ class AsyncLane:
         with self._lock:
             self._futures.add(future)
         future.add_done_callback(self._forget)
+        # A call cancelled before its task first ran never started `work`: close it, quietly.
+        future.add_done_callback(lambda done: work.close() if done.cancelled() else None)
 
     def call(self, work: Awaitable[Any]) -> Any:
         """Run `work` on the lane and wait for its value (start-up and shutdown steps)."""
