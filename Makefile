@@ -77,7 +77,9 @@ lint: $(STAMP)
 	PATH=$(BIN):$$PATH $(BIN)/cython-lint src/ferrule/*.pyx
 
 clean:
-	rm -rf build dist *.egg-info src/*.egg-info src/ferrule/*.so src/ferrule/*.c .pytest_cache
+	# Cython's generated C goes; the hand-written C beside it (tracked by git) stays.
+	rm -rf build dist *.egg-info src/*.egg-info src/ferrule/*.so .pytest_cache
+	rm -f $(PYX:.pyx=.c) src/ferrule/_capture_helpers.c
 
 # Further targets (fuzzing, soak) live beside this file, one concern a file.
 -include mk/*.mk

@@ -1,13 +1,50 @@
 """Build the compiled twins of ferrule's hot paths unless FERRULE_NO_EXTENSIONS is set."""
 
-import os
-import sys
+import runpy
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
-NO_EXTENSIONS = bool(os.environ.get("FERRULE_NO_EXTENSIONS")) or sys.implementation.name != "cpython"
+PACKAGE_DIR = "src/ferrule"
 
-COMPILED = ["_fastframe", "_capture"]
+# Run on its own: the package is not importable before it is built.
+NO_EXTENSIONS = runpy.run_path(f"{PACKAGE_DIR}/_twins.py")["NO_EXTENSIONS"]
+
+# Each compiled module: its Cython or Python source, and the hand-written C it links (declared to
+# Cython in a .pxd beside it). A .py source is the pure-Python module itself, typed by the .pxd named
+# after the compiled module.
+COMPILED = {
+    "_fastframe": ("_fastframe.pyx", []),
+    "_capture": ("_capture.pyx", ["_capture_fd.c"]),
+    "_capture_helpers_c": ("_capture_helpers.py", []),
+}
+
+# Hand-written C is held to these on gcc and clang; Cython's generated C is not (it trips -Wextra).
+STRICT_WARNINGS = ["-Wall", "-Wextra", "-Werror"]
+GCC_LIKE = {"unix", "mingw32", "cygwin"}
+# Its functions are the module's own: not exported from the shared object (PE exports nothing unasked).
+HIDDEN = {"unix": ["-fvisibility=hidden"]}
+
+
+class BuildExt(build_ext):
+    """Compiles each module's hand-written C (the .c files among its `depends`) on its own, with
+    STRICT_WARNINGS, and links it in; the rest builds as usual."""
+
+    def build_extension(self, ext):
+        hand_written = [path for path in ext.depends if path.endswith(".c")]
+        if hand_written:
+            kind = self.compiler.compiler_type
+            strict = (STRICT_WARNINGS if kind in GCC_LIKE else []) + HIDDEN.get(kind, [])
+            ext.extra_objects = self.compiler.compile(
+                hand_written,
+                output_dir=self.build_temp,
+                macros=ext.define_macros,
+                include_dirs=ext.include_dirs,
+                debug=self.debug,
+                extra_postargs=strict,
+                depends=ext.depends,
+            )
+        super().build_extension(ext)
 
 
 def extensions():
@@ -15,10 +52,16 @@ def extensions():
         return []
     from Cython.Build import cythonize
 
-    modules = [
-        Extension(f"ferrule.{name}", [f"src/ferrule/{name}.pyx"])
-        for name in COMPILED
-    ]
+    modules = []
+    for name, (source, c_files) in COMPILED.items():
+        module = Extension(
+            f"ferrule.{name}",
+            [f"{PACKAGE_DIR}/{source}"],
+            include_dirs=[PACKAGE_DIR],
+            # Compiled by BuildExt, and the module relinked when they or their headers change.
+            depends=[f"{PACKAGE_DIR}/{c}" for c in c_files] + [f"{PACKAGE_DIR}/{c[:-2]}.h" for c in c_files],
+        )
+        modules.append(module)
     return cythonize(
         modules,
         language_level=3,
@@ -26,4 +69,4 @@ def extensions():
     )
 
 
-setup(ext_modules=extensions())
+setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt})

@@ -25,8 +25,9 @@ usage() {
     cat <<EOF
 usage: $0 [--include DIR | --linux-include DIR] [--compile-only] [MODULE ...]
 
-Compile src/ferrule/MODULE.pyx (default: _capture) for x86_64 Windows with MinGW-w64 and link it as a
-.pyd. Exits non-zero on any compile or link error. Outputs go to build/windows-check/.
+Compile the module MODULE (default: _capture; its sources as setup.py's COMPILED lists them) for
+x86_64 Windows with MinGW-w64 and link it as a .pyd. Exits non-zero on any compile or link error.
+Outputs go to build/windows-check/.
 
   --include DIR        Windows CPython include directory to compile against
   --linux-include DIR  CPython include directory of another platform, with a minimal Windows
@@ -198,26 +199,49 @@ CFLAGS=(-O2 -Wall -D_UCRT -D__MSVCRT_VERSION__=0xE00 -DMS_WIN64 -I"$INCLUDE"
         -Werror=return-type -Werror=pointer-to-int-cast -Werror=int-to-pointer-cast)
 "$CC" -dumpspecs | sed 's/-lmsvcrt\b/-lucrt/g' >"$OUT/ucrt.specs"
 
+# MODULE's entry in setup.py's COMPILED table: its source, then the hand-written C it links, one a line.
+compiled_sources() {
+    "$PYTHON" -c '
+import ast, sys
+tree = ast.parse(open(sys.argv[1]).read())
+table = next(node.value for node in tree.body
+             if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED")
+source, c_files = ast.literal_eval(table)[sys.argv[2]]
+print("\n".join([source, *c_files]))' "$ROOT/setup.py" "$1"
+}
+
 VERIFIED=()
 for module in "${MODULES[@]}"; do
-    pyx=$ROOT/src/ferrule/$module.pyx
-    [[ -f $pyx ]] || fail "$pyx not found"
+    mapfile -t sources < <(compiled_sources "$module") || true
+    ((${#sources[@]})) || fail "$module is not in setup.py's COMPILED table"
+    source=$ROOT/src/ferrule/${sources[0]}
     c=$OUT/$module.c obj=$OUT/$module.o
-    # The directives setup.py passes to cythonize.
-    "$CYTHON" -3 -X embedsignature=True -X binding=False "$pyx" -o "$c" || fail "cython $module.pyx"
-    if ! "$CC" -c "${CFLAGS[@]}" "$c" -o "$obj" 2>"$OUT/$module.log"; then
+    # The directives setup.py passes to cythonize; a .py source is compiled under the module's name.
+    "$CYTHON" -3 -X embedsignature=True -X binding=False -I "$ROOT/src" --module-name "ferrule.$module" \
+        "$source" -o "$c" || fail "cython ${sources[0]}"
+    if ! "$CC" -c "${CFLAGS[@]}" -I"$ROOT/src/ferrule" "$c" -o "$obj" 2>"$OUT/$module.log"; then
         cat "$OUT/$module.log" >&2
         fail "$CC could not compile $module.c for Windows (log: $OUT/$module.log)"
     fi
     warnings=$(grep -c 'warning:' "$OUT/$module.log" || true)
     ((warnings == 0)) || cat "$OUT/$module.log"
-    imports=$("${TOOL_PREFIX}nm" "$obj" | awk '$1 == "U" {print $2}')
+    objects=("$obj")
+    # Hand-written C: setup.py's strict warnings, as errors.
+    for c_file in "${sources[@]:1}"; do
+        objects+=("$OUT/${c_file%.c}.o")
+        "$CC" -c "${CFLAGS[@]}" -Wextra -Werror "$ROOT/src/ferrule/$c_file" -o "${objects[-1]}" \
+            || fail "$CC could not compile $c_file for Windows with -Wall -Wextra -Werror"
+        VERIFIED+=("$c_file: compiled for x86_64 Windows with -Wall -Wextra -Werror")
+    done
+    # What the objects need from outside, less what one of them gives another.
+    imports=$(comm -23 <("${TOOL_PREFIX}nm" "${objects[@]}" | awk '$1 == "U" {print $2}' | sort -u) \
+                       <("${TOOL_PREFIX}nm" "${objects[@]}" | awk '$2 == "T" {print $3}' | sort -u))
     if [[ $module == _capture ]]; then
         # Proof that the _WIN32 branch is what was compiled, not the POSIX one.
         for symbol in __imp_SetStdHandle __imp_GetStdHandle __imp__get_osfhandle __imp__dup __imp__dup2 __imp_SetHandleInformation; do
-            grep -qx "$symbol" <<<"$imports" || fail "$module.o does not use ${symbol#__imp_}: the Windows branch was not compiled"
+            grep -qx "$symbol" <<<"$imports" || fail "$module does not use ${symbol#__imp_}: the Windows branch was not compiled"
         done
-        ! grep -qxE 'fcntl|pread|ftruncate|dup2' <<<"$imports" || fail "$module.o calls POSIX functions"
+        ! grep -qxE 'fcntl|pread|ftruncate|dup2' <<<"$imports" || fail "$module calls POSIX functions"
     fi
     VERIFIED+=("$module: whole generated C compiled for x86_64 Windows ($warnings warnings)")
     ((COMPILE_ONLY)) && continue
@@ -225,12 +249,12 @@ for module in "${MODULES[@]}"; do
     # Import library for python3XY.dll from the Python symbols the module imports: each one was declared
     # __declspec(dllimport) by the headers (PyAPI_FUNC/PyAPI_DATA), i.e. exported by the DLL.
     unresolved=$(grep -E '^_?Py' <<<"$imports" || true)
-    [[ -z $unresolved ]] || fail "$module.o uses Python symbols not declared for import: $unresolved"
+    [[ -z $unresolved ]] || fail "$module uses Python symbols not declared for import: $unresolved"
     { echo "LIBRARY $PY_DLL"; echo "EXPORTS"; sed -n 's/^__imp_\(_\{0,1\}Py.*\)/    \1/p' <<<"$imports" | sort -u; } \
         >"$OUT/$module.python$PY_TAG.def"
     "${TOOL_PREFIX}dlltool" -d "$OUT/$module.python$PY_TAG.def" -D "$PY_DLL" -l "$OUT/lib$module.python$PY_TAG.dll.a"
     pyd=$OUT/$module.cp$PY_TAG-win_amd64.pyd
-    "$CC" -specs="$OUT/ucrt.specs" -shared -Wl,--no-undefined -o "$pyd" "$obj" \
+    "$CC" -specs="$OUT/ucrt.specs" -shared -Wl,--no-undefined -o "$pyd" "${objects[@]}" \
         -L"$OUT" -l"$module.python$PY_TAG" || fail "linking $pyd"
     dump=$("${TOOL_PREFIX}objdump" -p "$pyd")
     grep -q "PyInit_$module\$" <<<"$dump" || fail "$pyd does not export PyInit_$module"

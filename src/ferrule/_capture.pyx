@@ -3,309 +3,68 @@
 
 Same behaviour, with the descriptor work done in C: on the empty path a capture cycle is a few
 syscalls plus flushing `sys.stderr`, and a session window one `lseek` at each edge. The platform
-code sits in the C block below, switched on `_WIN32`: dup/dup2/fcntl on POSIX; `_dup`/`_dup2` plus
-`SetStdHandle` on Windows, because `subprocess` children inherit the std handles, not the C
-runtime's fds.
+code is C of its own (`_capture_fd.c`, declared in `_capture_fd.pxd`), switched on `_WIN32`.
 """
 
-import operator
 import os
-import sys
 
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.dict cimport PyDict_GetItem
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport PyObject
-from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdio cimport fflush
 
+from ferrule._capture_fd cimport (
+    FERRULE_WINDOWS,
+    ferrule_close,
+    ferrule_dup2,
+    ferrule_dup_private,
+    ferrule_forward,
+    ferrule_get_std,
+    ferrule_point_std,
+    ferrule_pread,
+    ferrule_reset,
+    ferrule_set_std,
+    ferrule_size,
+)
+
+from ferrule._capture_helpers_c cimport StreamFlusher, as_limit, as_threshold, collect
+
+from ferrule import _capture_shared as shared
 from ferrule._capture_shared import (
     ACTIVE,
     DEFAULT_SESSION_THRESHOLD,
-    STATE,
+    STDOUT_FOLLOWS,
     Captured,
     CaptureBusy,
-    never_buffers,
     occupy_with_devnull,
     open_sink,
-    truncation_note,
+    refuse,
 )
 
 cdef extern from "Python.h":
     char *PyByteArray_AS_STRING(object bytearray)
+    PyObject *PyDict_SetDefault(object mapping, object key, object default) except NULL  # borrowed
 
-cdef extern from *:
-    """
-    #include <errno.h>
-    #include <limits.h>
-    #include <stdio.h>
-    #ifdef _WIN32
-    #  include <io.h>
-    #  include <stdlib.h>
-    #  include <windows.h>
-    #  define FERRULE_WINDOWS 1
-    #else
-    #  include <fcntl.h>
-    #  include <sys/stat.h>
-    #  include <sys/types.h>
-    #  include <unistd.h>
-    #  define FERRULE_WINDOWS 0
-    #endif
-
-    #define FERRULE_CHUNK 65536
-
-    /* Every helper returning int: -1 with a Python OSError set on failure. */
-    static int ferrule_raise_errno(void) {
-        PyErr_SetFromErrno(PyExc_OSError);
-        return -1;
-    }
-
-    #ifdef _WIN32
-    /* The CRT's fd functions call the invalid-parameter handler on a bad fd, and the default handler
-       ends the process; probing a closed fd 2 must return EBADF instead, as CPython's own
-       _Py_BEGIN_SUPPRESS_IPH does (not available to extensions since 3.11). */
-    #ifndef _MSC_VER
-    _CRTIMP _invalid_parameter_handler __cdecl _set_thread_local_invalid_parameter_handler(
-        _invalid_parameter_handler);
-    #endif
-    static void __cdecl ferrule_ignore_iph(const wchar_t *expr, const wchar_t *func, const wchar_t *file,
-                                           unsigned int line, uintptr_t reserved) {
-        (void)expr; (void)func; (void)file; (void)line; (void)reserved;
-    }
-    #define FERRULE_BEGIN_SUPPRESS_IPH { _invalid_parameter_handler ferrule_old_iph = \
-        _set_thread_local_invalid_parameter_handler(ferrule_ignore_iph);
-    #define FERRULE_END_SUPPRESS_IPH _set_thread_local_invalid_parameter_handler(ferrule_old_iph); }
-
-    static int ferrule_raise_win32(void) {
-        PyErr_SetFromWindowsErr(0);
-        return -1;
-    }
-
-    /* A duplicate >= 3 whose handle children do not inherit; -2 (no error set) for an invalid fd
-       when quiet_ebadf. */
-    static int ferrule_dup_private(int fd, int quiet_ebadf) {
-        int low[3];
-        int n_low = 0, dup, err, i;
-        HANDLE handle;
-        for (;;) {
-            FERRULE_BEGIN_SUPPRESS_IPH
-            dup = _dup(fd);
-            FERRULE_END_SUPPRESS_IPH
-            if (dup < 0 || dup >= 3) break;
-            low[n_low++] = dup;
-        }
-        err = errno;
-        for (i = 0; i < n_low; i++) _close(low[i]);
-        if (dup < 0) {
-            if (quiet_ebadf && err == EBADF) return -2;
-            errno = err;
-            return ferrule_raise_errno();
-        }
-        handle = (HANDLE)_get_osfhandle(dup);
-        if (handle == INVALID_HANDLE_VALUE || !SetHandleInformation(handle, HANDLE_FLAG_INHERIT, 0)) {
-            DWORD last = GetLastError();
-            _close(dup);
-            SetLastError(last);
-            return ferrule_raise_win32();
-        }
-        return dup;
-    }
-
-    static int ferrule_dup2(int src, int dst) {
-        int r;
-        FERRULE_BEGIN_SUPPRESS_IPH
-        r = _dup2(src, dst);
-        FERRULE_END_SUPPRESS_IPH
-        return r < 0 ? ferrule_raise_errno() : 0;
-    }
-
-    static int ferrule_close(int fd) {
-        int r;
-        FERRULE_BEGIN_SUPPRESS_IPH
-        r = _close(fd);
-        FERRULE_END_SUPPRESS_IPH
-        return r < 0 ? ferrule_raise_errno() : 0;
-    }
-
-    static long long ferrule_size(int fd) {
-        long long size = _filelengthi64(fd);
-        return size < 0 ? ferrule_raise_errno() : size;
-    }
-
-    static Py_ssize_t ferrule_pread(int fd, char *buf, Py_ssize_t n, long long offset) {
-        Py_ssize_t got = 0;
-        if (_lseeki64(fd, offset, SEEK_SET) < 0) return ferrule_raise_errno();
-        while (got < n) {
-            unsigned int chunk = (n - got) > INT_MAX ? INT_MAX : (unsigned int)(n - got);
-            int r = _read(fd, buf + got, chunk);
-            if (r < 0) return ferrule_raise_errno();
-            if (r == 0) break;
-            got += r;
-        }
-        /* The offset is shared with fd 2: writers must go on at the end. */
-        if (_lseeki64(fd, 0, SEEK_END) < 0) return ferrule_raise_errno();
-        return got;
-    }
-
-    /* Copy [start, end) of src to dest (-1: nowhere). A failed write drops the rest, as a direct
-       write to that stderr would have failed; -1 with an exception only when reading fails. */
-    static int ferrule_forward(int src, long long start, long long end, int dest) {
-        char *buf = (char *)PyMem_RawMalloc(FERRULE_CHUNK);
-        if (buf == NULL) { PyErr_NoMemory(); return -1; }
-        while (start < end) {
-            Py_ssize_t want = (end - start) < FERRULE_CHUNK ? (Py_ssize_t)(end - start) : FERRULE_CHUNK;
-            Py_ssize_t got = ferrule_pread(src, buf, want, start), done = 0;
-            if (got < 0) { PyMem_RawFree(buf); return -1; }
-            if (got == 0) break;
-            start += got;
-            while (dest >= 0 && done < got) {
-                unsigned int chunk = (unsigned int)(got - done);
-                int w;
-                FERRULE_BEGIN_SUPPRESS_IPH
-                w = _write(dest, buf + done, chunk);
-                FERRULE_END_SUPPRESS_IPH
-                if (w < 0) dest = -1;
-                else done += w;
-            }
-        }
-        PyMem_RawFree(buf);
-        return 0;
-    }
-
-    static int ferrule_reset(int fd) {
-        errno_t err = _chsize_s(fd, 0);
-        if (err != 0) {
-            errno = err;
-            return ferrule_raise_errno();
-        }
-        return _lseeki64(fd, 0, SEEK_SET) < 0 ? ferrule_raise_errno() : 0;
-    }
-
-    static DWORD ferrule_std_id(int fd) {
-        return fd == 0 ? STD_INPUT_HANDLE : fd == 1 ? STD_OUTPUT_HANDLE : STD_ERROR_HANDLE;
-    }
-
-    static void *ferrule_get_std(int fd) {
-        return (void *)GetStdHandle(ferrule_std_id(fd));
-    }
-
-    static int ferrule_set_std(int fd, void *handle) {
-        return SetStdHandle(ferrule_std_id(fd), (HANDLE)handle) ? 0 : ferrule_raise_win32();
-    }
-
-    /* Point the std handle for fd 0/1/2 at what that fd holds now, so children inherit it. */
-    static int ferrule_point_std(int fd) {
-        intptr_t handle = _get_osfhandle(fd);
-        if (handle == -1) return ferrule_raise_errno();
-        return ferrule_set_std(fd, (void *)handle);
-    }
-    #else
-    static int ferrule_dup_private(int fd, int quiet_ebadf) {
-        int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        if (dup < 0) {
-            if (quiet_ebadf && errno == EBADF) return -2;
-            return ferrule_raise_errno();
-        }
-        return dup;
-    }
-
-    static int ferrule_dup2(int src, int dst) {
-        int rc;
-        do rc = dup2(src, dst); while (rc < 0 && errno == EINTR);
-        return rc < 0 ? ferrule_raise_errno() : 0;
-    }
-
-    static int ferrule_close(int fd) {
-        /* Linux releases the fd even when close reports EINTR: never retry. */
-        return close(fd) < 0 && errno != EINTR ? ferrule_raise_errno() : 0;
-    }
-
-    /* The file's size: every capture starts at offset 0, so this is what the block wrote. Cheaper
-       than fstat; the offset it moves is reset before the next capture writes. */
-    static long long ferrule_size(int fd) {
-        off_t end = lseek(fd, 0, SEEK_END);
-        return end < 0 ? ferrule_raise_errno() : (long long)end;
-    }
-
-    static Py_ssize_t ferrule_pread(int fd, char *buf, Py_ssize_t n, long long offset) {
-        Py_ssize_t got = 0;
-        while (got < n) {
-            ssize_t r = pread(fd, buf + got, (size_t)(n - got), (off_t)(offset + got));
-            if (r < 0) {
-                if (errno == EINTR) continue;
-                return ferrule_raise_errno();
-            }
-            if (r == 0) break;
-            got += r;
-        }
-        return got;
-    }
-
-    /* Copy [start, end) of src to dest (-1: nowhere), the GIL released around each syscall. A failed
-       write drops the rest, as a direct write to that stderr would have failed; -1 with an exception
-       when reading fails or a signal handler raises. */
-    static int ferrule_forward(int src, long long start, long long end, int dest) {
-        char *buf = (char *)PyMem_RawMalloc(FERRULE_CHUNK);
-        ssize_t got, w;
-        int err;
-        if (buf == NULL) { PyErr_NoMemory(); return -1; }
-        while (start < end) {
-            size_t want = (end - start) < FERRULE_CHUNK ? (size_t)(end - start) : FERRULE_CHUNK;
-            ssize_t done = 0;
-            Py_BEGIN_ALLOW_THREADS
-            got = pread(src, buf, want, (off_t)start);
-            err = errno;
-            Py_END_ALLOW_THREADS
-            if (got < 0) {
-                if (err == EINTR && PyErr_CheckSignals() == 0) continue;
-                if (err != EINTR) { errno = err; ferrule_raise_errno(); }
-                PyMem_RawFree(buf);
-                return -1;
-            }
-            if (got == 0) break;
-            start += got;
-            while (dest >= 0 && done < got) {
-                Py_BEGIN_ALLOW_THREADS
-                w = write(dest, buf + done, (size_t)(got - done));
-                err = errno;
-                Py_END_ALLOW_THREADS
-                if (w >= 0) done += w;
-                else if (err != EINTR) dest = -1;
-                else if (PyErr_CheckSignals() < 0) { PyMem_RawFree(buf); return -1; }
-            }
-        }
-        PyMem_RawFree(buf);
-        return 0;
-    }
-
-    static int ferrule_reset(int fd) {
-        if (ftruncate(fd, 0) < 0) return ferrule_raise_errno();
-        return lseek(fd, 0, SEEK_SET) < 0 ? ferrule_raise_errno() : 0;
-    }
-
-    /* POSIX children inherit the fds themselves: no std handles to keep in step. */
-    static void *ferrule_get_std(int fd) { (void)fd; return NULL; }
-    static int ferrule_set_std(int fd, void *handle) { (void)fd; (void)handle; return 0; }
-    static int ferrule_point_std(int fd) { (void)fd; return 0; }
-    #endif
-    """
-    const int FERRULE_WINDOWS
-    int ferrule_dup_private(int fd, int quiet_ebadf) except -1
-    int ferrule_dup2(int src, int dst) except -1
-    int ferrule_close(int fd) except -1
-    long long ferrule_size(int fd) except -1
-    Py_ssize_t ferrule_pread(int fd, char *buf, Py_ssize_t n, long long offset) except -1
-    int ferrule_reset(int fd) except -1
-    int ferrule_forward(int src, long long start, long long end, int dest) except -1
-    void *ferrule_get_std(int fd)
-    int ferrule_set_std(int fd, void *handle) except -1
-    int ferrule_point_std(int fd) except -1
 
 __all__ = ["CaptureSession", "StderrCapture", "capture_stderr"]
 
-cdef object _acquire = ACTIVE.acquire
+# The shared state machine's states and transition sets, as C ints for the hot path.
+cdef int IDLE = shared.IDLE
+cdef int GUARDED = shared.GUARDED
+cdef int SAVED = shared.SAVED
+cdef int REDIRECTED = shared.REDIRECTED
+cdef int WINDOW = shared.WINDOW
+cdef int ENTER_FROM = shared.ALLOWED_FROM["enter"]
+cdef int EXIT_FROM = shared.ALLOWED_FROM["exit"]
+cdef int BEGIN_FROM = shared.ALLOWED_FROM["begin"]
+cdef int END_FROM = shared.ALLOWED_FROM["end"]
+
+cdef dict _guard_holder = ACTIVE.holder
+cdef str _HOLDER = ACTIVE.KEY
 cdef object _captured_new = Captured.__new__
-cdef object _release = ACTIVE.release
-cdef object _state = STATE
+cdef object _stdout_follows_flag = STDOUT_FOLLOWS
+cdef StreamFlusher _flush_stderr = StreamFlusher("stderr")
+cdef StreamFlusher _flush_stdout = StreamFlusher("stdout")
 
 cdef int _sink = -1
 cdef object _sink_file = None
@@ -333,44 +92,20 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_own_sink_after_fork)
 
 
-cdef dict _sys_dict = sys.__dict__
+def _read_at(int fd, Py_ssize_t size, long long offset):
+    """Up to `size` bytes of `fd` from `offset`, fewer only at the end of the file (for `collect`)."""
+    cdef bytes data = PyBytes_FromStringAndSize(NULL, size)
+    cdef Py_ssize_t got = ferrule_pread(fd, PyBytes_AS_STRING(data), size, offset)
+    return data if got == size else data[:got]
 
 
-cdef class _Flusher:
-    """Flushes `sys.<name>` (whatever object it is now), skipping a stream that never holds text
-    back (`never_buffers`); what it learnt about a stream is kept while it stays the same object."""
-
-    cdef str name
-    cdef object stream
-    cdef object flush
-
-    def __cinit__(self, str name):
-        self.name = name
-
-    cdef void run(self):
-        cdef PyObject *found = PyDict_GetItem(_sys_dict, self.name)  # borrowed; sys.stderr may be replaced
-        if found is NULL or <object>found is None:
-            return
-        if <object>found is not self.stream:
-            self.stream = <object>found
-            self.flush = None if never_buffers(self.stream) else getattr(self.stream, "flush", None)
-        if self.flush is None:
-            return
-        try:
-            self.flush()
-        except (OSError, ValueError):  # closed or broken: nothing pending can reach the fd anyway
-            pass
-
-
-cdef _Flusher _stderr_flusher = _Flusher("stderr")
-cdef _Flusher _stdout_flusher = _Flusher("stdout")
-
-
-cdef inline void _flush_all(bint stdout_too):
-    _stderr_flusher.run()
+cdef inline int _flush_all(bint stdout_too) except -1:
+    """Buffered Python and C output must reach the fd before it moves or its size is read."""
+    _flush_stderr.run()
     if stdout_too:
-        _stdout_flusher.run()
+        _flush_stdout.run()
     fflush(NULL)  # C stdio buffers
+    return 0
 
 
 cdef object _new_captured():
@@ -382,45 +117,67 @@ cdef object _new_captured():
     return captured
 
 
+cdef inline bint _take_guard(object capture) except -1:
+    """`CaptureGuard.take` without the Python call: one C call neither a signal nor a thread splits."""
+    return <object>PyDict_SetDefault(_guard_holder, _HOLDER, capture) is capture
+
+
+cdef inline int _give_back_guard(object capture) except -1:
+    """`CaptureGuard.give_back` without the Python call."""
+    cdef PyObject *holder = PyDict_GetItem(_guard_holder, _HOLDER)  # borrowed
+    if holder is not NULL and <object>holder is capture:
+        del _guard_holder[_HOLDER]
+    return 0
+
+
 cdef inline bint _stdout_follows():
-    return PyByteArray_AS_STRING(_state)[0] != 0
-
-
-cdef Py_ssize_t _as_limit(object limit) except -2:
-    """-1 for no cap."""
-    cdef Py_ssize_t checked
-    if limit is None:
-        return -1
-    checked = limit if type(limit) is int else operator.index(limit)
-    if checked < 0:
-        raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")
-    return checked
+    return PyByteArray_AS_STRING(_stdout_follows_flag)[0] != 0
 
 
 cdef class _Redirect:
-    """fd 2 (and fd 1 when `private_stdout` made it follow fd 2) -> the process's temporary file."""
+    """fd 2 (and fd 1 when `private_stdout` made it follow fd 2) -> the process's temporary file.
 
+    Walks the state ladder of `ferrule._capture_shared` (IDLE ... REDIRECTED), whose comment gives
+    the argument that a KeyboardInterrupt at any point leaves fd 2 and the guard as they were; the
+    same steps in the same order as the Python twin's `_Redirect`.
+    """
+
+    cdef int _state
     cdef int _saved
     cdef int _sink
     cdef bint _follow_stdout
     cdef bint _handles_saved
     cdef void *_old_stderr_handle
     cdef void *_old_stdout_handle
+    cdef str _kind  # "capture" or "session", for `refuse`
 
     def __cinit__(self, *args, **kwargs):
+        self._state = IDLE
         self._saved = -1
         self._sink = -1
 
-    cdef int _redirect(self) except -1:
-        cdef int saved = ferrule_dup_private(2, 1)
-        if saved == -2:
-            # Occupy fd 2 first, so the temporary file cannot be opened onto it (pytest does the same).
-            occupy_with_devnull(2)
-            saved = -1
-        self._saved = saved
-        self._follow_stdout = saved >= 0 and _stdout_follows()
-        self._handles_saved = False
+    cdef inline int _assert_state(self, str op, int allowed_from) except -1:
+        if not (1 << self._state) & allowed_from:
+            refuse(self._kind, op, self._state)
+        return 0
+
+    cdef int _enter(self) except -1:
+        """IDLE -> REDIRECTED, each step recorded before it acts; back to IDLE when one fails."""
+        cdef int saved
         try:
+            self._state = GUARDED
+            if not _take_guard(self):
+                raise CaptureBusy()
+            self._state = SAVED
+            self._saved = -1
+            saved = ferrule_dup_private(2, 1)  # -2: fd 2 is invalid
+            self._saved = saved if saved >= 0 else -1
+            self._follow_stdout = saved >= 0 and _stdout_follows()
+            self._handles_saved = False
+            self._state = REDIRECTED
+            if saved < 0:
+                # Occupy fd 2 first, so the temporary file cannot be opened onto it (pytest does the same).
+                occupy_with_devnull(2)
             self._sink = _sink_fd()
             if ferrule_size(self._sink):  # a capture cut short left text behind: not ours
                 ferrule_reset(self._sink)
@@ -436,80 +193,114 @@ cdef class _Redirect:
                 ferrule_point_std(2)
                 if self._follow_stdout:
                     ferrule_point_std(1)
-        except BaseException:
-            self._restore()
-            raise
+            return 0
+        except BaseException as exc:
+            failure = exc
+        while self._state != IDLE:  # the error that stopped the climb is the one to report
+            self._walk_down()
+        raise failure
+
+    def __exit__(self, exc_type, exc, tb):
+        first_error = None
+        try:
+            self._assert_state("exit", EXIT_FROM)
+            self._before_leaving()
+        except BaseException as error:
+            first_error = error
+        while self._state != IDLE:
+            error = self._walk_down()
+            if first_error is None:
+                first_error = error
+        if first_error is not None:
+            raise first_error
+        self._after_leaving()
+        return None
+
+    cdef int _before_leaving(self) except -1:
+        """What a capture does while fd 2 still points at the file."""
         return 0
 
-    cdef int _restore(self) except -1:
-        """Put back whatever held fd 2 (and the std handles) before; close the saved fd once."""
-        cdef int saved = self._saved
-        self._saved = -1
+    cdef int _after_leaving(self) except -1:
+        """What a capture does once fd 2 is back."""
+        return 0
+
+    cdef object _walk_down(self):
+        """Step down to IDLE; the first error, for the caller to raise once the walk is done (see the
+        Python twin's; here no Python code runs between the steps, so the walk itself cannot be cut)."""
+        first_error = None
+        while self._state != IDLE:
+            try:
+                self._step_down()
+            except BaseException as error:
+                if first_error is None:
+                    first_error = error
+        return first_error
+
+    cdef int _step_down(self) except -1:
+        """Undo what the current state holds (idempotently) and record the state below it."""
+        cdef int state = self._state, saved
         try:
-            if saved >= 0:
-                ferrule_dup2(saved, 2)
-                if self._follow_stdout:
-                    ferrule_dup2(2, 1)
-            else:
-                ferrule_close(2)
-            if self._handles_saved:
-                self._handles_saved = False
-                ferrule_set_std(2, self._old_stderr_handle)
-                ferrule_set_std(1, self._old_stdout_handle)
-        finally:
-            if saved >= 0:
-                ferrule_close(saved)
+            if state == REDIRECTED:
+                if self._saved >= 0:
+                    ferrule_dup2(self._saved, 2)
+                    if self._follow_stdout:
+                        ferrule_dup2(2, 1)
+                else:
+                    ferrule_close(2)  # it was invalid before: leave it so
+                if self._handles_saved:
+                    ferrule_set_std(2, self._old_stderr_handle)
+                    ferrule_set_std(1, self._old_stdout_handle)
+            elif state == SAVED:
+                saved = self._saved
+                self._saved = -1  # forgotten first: a leaked fd beats closing a reused one
+                if saved >= 0:
+                    ferrule_close(saved)
+            elif state == GUARDED:
+                _give_back_guard(self)
+        except KeyboardInterrupt:
+            raise  # the step is run again
+        except BaseException:
+            self._state = state - 1  # it would fail again: go on down
+            raise
+        self._state = state - 1
         return 0
 
 
 cdef class StderrCapture(_Redirect):
-    """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`."""
+    """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`.
+
+    IDLE -> REDIRECTED on entry, back to IDLE on exit.
+    """
 
     cdef readonly object limit
     cdef Py_ssize_t _limit  # -1: no cap
     cdef object _captured
-    cdef bint _active
+    cdef long long _size
 
     def __cinit__(self, limit=None):
-        self._limit = _as_limit(limit)
+        self._kind = "capture"
+        self._limit = as_limit(limit)
         self.limit = limit
 
     def __enter__(self):
-        # Made before anything changes: creating it runs Python code, where a KeyboardInterrupt may
-        # land, and past this point no Python code runs between redirecting fd 2 and returning.
-        captured = Captured()
-        if self._active or not _acquire(False):
-            raise CaptureBusy()
-        try:
-            self._redirect()
-        except BaseException:
-            _release()
-            raise
-        self._active = True
-        self._captured = captured
-        return captured
+        self._assert_state("enter", ENTER_FROM)
+        self._captured = _new_captured()
+        self._size = 0
+        self._enter()
+        return self._captured
 
-    def __exit__(self, exc_type, exc, tb):
-        cdef long long size = 0
-        if not self._active:
-            raise RuntimeError("this stderr capture is not active")
-        self._active = False
-        captured = self._captured
-        self._captured = None
-        try:
-            _flush_all(self._follow_stdout)
-            size = ferrule_size(self._sink)
-        finally:
+    cdef int _before_leaving(self) except -1:
+        _flush_all(self._follow_stdout)
+        self._size = ferrule_size(self._sink)
+        return 0
+
+    cdef int _after_leaving(self) except -1:
+        if self._size:
             try:
-                self._restore()
-            finally:
-                _release()
-        if size:
-            try:
-                _collect(captured, self._sink, 0, size, self._limit)
+                collect(self._captured, _read_at, self._sink, 0, self._size, self._limit)
             finally:
                 ferrule_reset(self._sink)  # ready for the next capture, and the disk space back
-        return None
+        return 0
 
 
 cdef class CaptureSession(_Redirect):
@@ -517,88 +308,66 @@ cdef class CaptureSession(_Redirect):
 
     `begin()` opens a window, `end(limit)` returns its `Captured`, `forward()` copies what was
     written between windows to the real stderr. The pure-Python twin's docstring
-    (`ferrule._capture_py.CaptureSession`) states the behaviour and the trade-off in full.
+    (`ferrule._capture_py.CaptureSession`) states the behaviour, the states and the trade-off in full.
     """
 
     cdef readonly long long threshold
-    cdef bint _active
-    cdef long long _start  # where the open window starts; -1 between windows
+    cdef long long _start  # where the open window starts (in WINDOW)
     cdef long long _mark  # every byte before it has been read into a window or forwarded
 
     def __cinit__(self, threshold=DEFAULT_SESSION_THRESHOLD):
-        checked = operator.index(threshold)
-        if checked < 0:
-            raise ValueError(f"threshold must be a byte count >= 0, not {threshold}")
-        self.threshold = checked
-        self._start = -1
+        self._kind = "session"
+        self.threshold = as_threshold(threshold)
 
     @property
     def active(self):
         """Whether the session is open (fd 2 points at the capture file)."""
-        return self._active
+        return self._state >= REDIRECTED
 
     def __enter__(self):
-        if self._active or not _acquire(False):
-            raise CaptureBusy()
-        try:
-            self._redirect()  # the file starts empty
-        except BaseException:
-            _release()
-            raise
+        self._assert_state("enter", ENTER_FROM)
         self._mark = 0
-        self._start = -1
-        self._active = True
+        self._enter()  # the file starts empty
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    cdef int _before_leaving(self) except -1:
         cdef long long size
-        if not self._active:
-            raise RuntimeError("this capture session is not open")
-        self._active = False
-        self._start = -1  # an open window's bytes are forwarded with the rest: nothing is lost
-        try:
-            try:
-                # `private_stdout` may have run during the session: fd 1 then points at the file too.
-                self._follow_stdout = self._saved >= 0 and _stdout_follows()
-                _flush_all(self._follow_stdout)
-                size = ferrule_size(self._sink)
-                if size > self._mark:
-                    ferrule_forward(self._sink, self._mark, size, self._saved)
-                self._mark = 0
-            finally:
-                self._restore()
-        finally:
-            _release()
-        return None
+        # An open window's bytes are forwarded with the rest: nothing is lost.
+        # `private_stdout` may have run during the session: fd 1 then points at the file too.
+        self._follow_stdout = self._saved >= 0 and _stdout_follows()
+        _flush_all(self._follow_stdout)
+        size = ferrule_size(self._sink)
+        if size > self._mark:
+            ferrule_forward(self._sink, self._mark, size, self._saved)
+        self._mark = 0
+        return 0
 
     def begin(self):
         """Open a window; returns its offset in the capture file."""
         cdef long long size
-        if self._start >= 0 or not self._active:
-            if not self._active:
-                raise RuntimeError("the capture session is not open")
-            raise CaptureBusy()
+        self._assert_state("begin", BEGIN_FROM)
         _flush_all(_stdout_follows())  # the server's own pending text belongs before the window
         size = ferrule_size(self._sink)
         if size != self._mark:
             size = self._settle(size)
         self._start = size
+        self._state = WINDOW
         return size
 
     def end(self, limit=None):
         """Close the window: what was written to fd 2 (and fd 1) since `begin()`."""
-        cdef long long size, start = self._start
+        cdef long long size, start
         cdef Py_ssize_t checked
         captured = _new_captured()
-        if start < 0:
-            raise RuntimeError("no capture window is open")
-        checked = _as_limit(limit)
+        self._assert_state("end", END_FROM)
+        checked = as_limit(limit)
         _flush_all(_stdout_follows())
         size = ferrule_size(self._sink)
-        self._start = -1
+        self._state = REDIRECTED
+        start = self._start
         self._mark = size
         if size > start:
-            _collect(captured, self._sink, start, size, checked)
+            collect(captured, _read_at, self._sink, start, size, checked)
             if size > self.threshold:
                 ferrule_reset(self._sink)
                 self._mark = 0
@@ -607,7 +376,7 @@ cdef class CaptureSession(_Redirect):
     def forward(self):
         """Copy what was written since the last window to the real stderr now (no-op in a window)."""
         cdef long long size
-        if self._start >= 0 or not self._active:
+        if self._state != REDIRECTED:
             return None
         _flush_all(_stdout_follows())
         size = ferrule_size(self._sink)
@@ -624,32 +393,6 @@ cdef class CaptureSession(_Redirect):
             size = 0
         self._mark = size
         return size
-
-
-cdef int _collect(object captured, int sink, long long start, long long end, Py_ssize_t limit) except -1:
-    """Fill `captured` from the bytes [start, end) of the file: the tail under `limit`, decoded."""
-    cdef long long first = end - limit if 0 <= limit < end - start else start
-    cdef Py_ssize_t wanted = <Py_ssize_t>(end - first)
-    cdef Py_ssize_t got, skip = 0
-    cdef char *buf = <char *>PyMem_Malloc(wanted if wanted > 0 else 1)
-    if buf is NULL:
-        raise MemoryError()
-    try:
-        got = ferrule_pread(sink, buf, wanted, first)
-        if first > start:
-            # Never start inside a character: skip its continuation bytes (at most 3 in UTF-8).
-            while skip < 3 and skip < got and (<unsigned char>buf[skip] & 0xC0) == 0x80:
-                skip += 1
-        text = PyUnicode_DecodeUTF8(buf + skip, got - skip, "replace")
-    finally:
-        PyMem_Free(buf)
-    captured.size = end - start
-    if first > start:
-        captured.truncated = True
-        captured.text = truncation_note(first - start + skip) + text
-    else:
-        captured.text = text
-    return 0
 
 
 def capture_stderr(limit=None):

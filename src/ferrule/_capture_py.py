@@ -11,24 +11,29 @@ moves it once for a whole run and marks windows in the file (see its docstring).
 from __future__ import annotations
 
 import errno
-import operator
 import os
 import sys
 from collections.abc import Callable
 from typing import IO
 
+from ._capture_helpers import StreamFlusher, as_limit, as_threshold, collect
 from ._capture_shared import (
     ACTIVE,
+    ALLOWED_FROM,
     DEFAULT_SESSION_THRESHOLD,
-    STATE,
+    GUARDED,
+    IDLE,
+    REDIRECTED,
+    SAVED,
+    STDOUT_FOLLOWS,
+    WINDOW,
     CaptureBusy,
     Captured,
-    StreamFlusher,
     dup_private,
     fd_is_valid,
     occupy_with_devnull,
     open_sink,
-    truncation_note,
+    refuse,
 )
 
 if sys.platform == "win32":
@@ -101,7 +106,6 @@ def _read_at(fd: int, size: int, offset: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-_HELD, _SAVED, _REDIRECTED = 1, 2, 4  # what an active redirect has to undo, in reverse order
 _FORWARD_CHUNK = 1 << 16
 
 
@@ -116,35 +120,10 @@ _flush_stdout = StreamFlusher("stdout")
 
 def _flush_all(stdout_too: object) -> None:
     """Buffered Python and C output must reach the fd before it moves or its size is read."""
-    _flush_stderr()
+    _flush_stderr.run()
     if stdout_too:
-        _flush_stdout()
+        _flush_stdout.run()
     _fflush_all()
-
-
-def _as_limit(limit: int | None) -> int | None:
-    if limit is None:
-        return None
-    checked = operator.index(limit)
-    if checked < 0:
-        raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")
-    return checked
-
-
-def _collect(captured: Captured, sink: int, start: int, end: int, limit: int | None) -> None:
-    """Fill `captured` from the bytes [start, end) of the file: the tail under `limit`, decoded."""
-    first = end - limit if limit is not None and end - start > limit else start
-    data = memoryview(_read_at(sink, end - first, first))
-    captured.size = end - start
-    if first > start:
-        # Never start inside a character: skip its continuation bytes (at most 3 in UTF-8).
-        skip = 0
-        while skip < 3 and skip < len(data) and data[skip] & 0xC0 == 0x80:
-            skip += 1
-        captured.truncated = True
-        captured.text = truncation_note(first - start + skip) + str(data[skip:], "utf-8", "replace")
-    else:
-        captured.text = str(data, "utf-8", "replace")
 
 
 def _forward(sink: int, start: int, end: int, dest: int) -> None:
@@ -165,128 +144,189 @@ def _forward(sink: int, start: int, end: int, dest: int) -> None:
 class _Redirect:
     """fd 2 (and fd 1 when `private_stdout` made it follow fd 2) -> the process's temporary file.
 
-    A KeyboardInterrupt may land between any two steps of going there or back (the interpreter runs
-    signal handlers between bytecodes): every step of the way back is idempotent and retried until
-    done, so fd 2, fd 1 and the guard are put back whatever is interrupted.
+    Walks the state ladder of `ferrule._capture_shared` (IDLE ... REDIRECTED), whose comment gives
+    the argument that a KeyboardInterrupt at any point leaves fd 2 and the guard as they were. The
+    walks down run in `_enter` and `__exit__` themselves, inside the function that was interrupted:
+    the interpreter runs signal handlers at a call's entry, so a walk behind a call could be cut off
+    before it starts.
     """
 
-    __slots__ = ("_saved", "_sink", "_follow_stdout", "_handles", "_undo")
-    _saved: int
-    _sink: int
-    _follow_stdout: bool
-    _handles: tuple[int | None, int | None] | None
-    _undo: int  # steps still to undo: _HELD | _SAVED | _REDIRECTED
+    __slots__ = ("_state", "_saved", "_sink", "_follow_stdout", "_handles", "_guard_token")
+    _KIND = ""  # "capture" or "session", for `refuse`
 
-    def _redirect(self) -> None:
+    def __init__(self) -> None:
+        self._state = IDLE
         self._saved = -1
+        self._sink = -1
         self._follow_stdout = False
-        self._handles = None
+        self._handles: tuple[int | None, int | None] | None = None
+        # What the guard holds for this capture: not the capture itself, so that holding the guard
+        # does not keep an abandoned capture alive (see `__del__`).
+        self._guard_token = object()
+
+    def __del__(self) -> None:
+        # An interrupt raised as `__exit__` is entered, before its first line, is the one no Python
+        # code can guard: it leaves the capture redirected. Once nothing refers to the capture any
+        # more (the interrupt has been handled), put fd 2 and the guard back.
         try:
-            self._saved = dup_private(2)
-        except OSError as exc:
-            if exc.errno != errno.EBADF:
-                raise
-            # Occupy fd 2 first, so the temporary file cannot be opened onto it (pytest does the same).
-            occupy_with_devnull(2)
-        self._undo |= _SAVED
-        self._follow_stdout = bool(STATE[0]) and self._saved >= 0
-        self._sink = sink = _sink_fd()
-        if os.lseek(sink, 0, os.SEEK_END):  # an interrupted capture left text behind: not ours
-            _empty(sink)
-        _flush_all(self._follow_stdout)
-        if sys.platform == "win32":
-            self._handles = (get_std_handle(STD_ERROR_HANDLE), get_std_handle(STD_OUTPUT_HANDLE))
-        self._undo |= _REDIRECTED
-        os.dup2(sink, 2)
-        if self._follow_stdout:
-            os.dup2(sink, 1)
-        if sys.platform == "win32":
-            point_std_handle(STD_ERROR_HANDLE, 2)
-            if self._follow_stdout:
-                point_std_handle(STD_OUTPUT_HANDLE, 1)
+            state = self._state
+        except AttributeError:  # __init__ itself was cut short
+            return
+        if state != IDLE:
+            self._walk_down()
 
-    def _leave(self) -> None:
-        """Undo what `_redirect` did, retrying the undo when a KeyboardInterrupt lands in it."""
-        interrupted: BaseException | None = None
-        while self._undo:
+    def _assert_state(self, op: str) -> None:
+        if not (1 << self._state) & ALLOWED_FROM[op]:
+            refuse(self._KIND, op, self._state)
+
+    def _enter(self) -> None:
+        """IDLE -> REDIRECTED, each step recorded before it acts; back to IDLE when one fails."""
+        try:
+            self._state = GUARDED
+            if not ACTIVE.take(self._guard_token):
+                raise CaptureBusy()
+            self._state = SAVED
+            self._saved = -1
             try:
-                self._step_back()
-            except KeyboardInterrupt as exc:
-                interrupted = exc
-        if interrupted is not None:
-            raise interrupted
-
-    def _step_back(self) -> None:
-        """One idempotent step back; each step's flag is cleared only once the step is done."""
-        undo = self._undo
-        if undo & _REDIRECTED:
-            saved = self._saved
-            if saved >= 0:
-                os.dup2(saved, 2)
+                self._saved = dup_private(2)
+            except OSError as exc:
+                if exc.errno != errno.EBADF:
+                    raise
+            self._follow_stdout = bool(STDOUT_FOLLOWS[0]) and self._saved >= 0
+            self._state = REDIRECTED
+            if self._saved < 0:
+                # Occupy fd 2 first, so the temporary file cannot be opened onto it (pytest does the same).
+                occupy_with_devnull(2)
+            self._sink = sink = _sink_fd()
+            if os.lseek(sink, 0, os.SEEK_END):  # an interrupted capture left text behind: not ours
+                _empty(sink)
+            _flush_all(self._follow_stdout)
+            if sys.platform == "win32":
+                self._handles = (get_std_handle(STD_ERROR_HANDLE), get_std_handle(STD_OUTPUT_HANDLE))
+            os.dup2(sink, 2)
+            if self._follow_stdout:
+                os.dup2(sink, 1)
+            if sys.platform == "win32":
+                point_std_handle(STD_ERROR_HANDLE, 2)
                 if self._follow_stdout:
-                    os.dup2(2, 1)
-            elif fd_is_valid(2):
-                os.close(2)  # it was invalid before: leave it so
-            if sys.platform == "win32" and self._handles is not None:
-                set_std_handle(STD_ERROR_HANDLE, self._handles[0])
-                set_std_handle(STD_OUTPUT_HANDLE, self._handles[1])
-            self._undo = undo & ~_REDIRECTED
-        elif undo & _SAVED:
-            saved, self._saved = self._saved, -1
-            self._undo = undo & ~_SAVED  # cleared first: a leaked fd beats closing a reused number
-            if saved >= 0:
-                os.close(saved)
-        else:
-            if ACTIVE.locked():
-                ACTIVE.release()
-            self._undo = 0
+                    point_std_handle(STD_OUTPUT_HANDLE, 1)
+            return
+        except BaseException as exc:
+            failure = exc
+        while self._state != IDLE:  # the error that stopped the climb is the one to report
+            try:
+                self._walk_down()
+            except BaseException:  # an interrupt in the walk's own loop: walk on
+                pass
+        raise failure
+
+    def __exit__(self, *exc_info: object) -> None:
+        first_error: BaseException | None = None
+        try:
+            self._assert_state("exit")
+            self._before_leaving()
+        except BaseException as exc:
+            first_error = exc
+        while self._state != IDLE:
+            try:
+                error = self._walk_down()
+            except BaseException as exc:  # an interrupt in the walk's own loop: walk on
+                error = exc
+            if first_error is None:
+                first_error = error
+        if first_error is not None:
+            raise first_error
+        self._after_leaving()
+
+    def _before_leaving(self) -> None:
+        """What a capture does while fd 2 still points at the file."""
+
+    def _after_leaving(self) -> None:
+        """What a capture does once fd 2 is back."""
+
+    def _walk_down(self) -> BaseException | None:
+        """Step down to IDLE; the first error, for the caller to raise once the walk is done.
+
+        A step a KeyboardInterrupt cut short runs again; a step that failed otherwise was passed
+        (`_step_down`). An interrupt at this loop's back edge leaves it, and the caller walks on: so
+        leaving the ladder part-way takes a second interrupt within the same few microseconds, then a
+        third (each retry sits inside a try of the level above).
+        """
+        first_error = None
+        while self._state != IDLE:
+            try:
+                self._step_down()
+            except BaseException as exc:
+                if first_error is None:
+                    first_error = exc
+        return first_error
+
+    def _step_down(self) -> None:
+        """Undo what the current state holds (idempotently) and record the state below it."""
+        state = self._state
+        try:
+            if state == REDIRECTED:
+                saved = self._saved
+                if saved >= 0:
+                    os.dup2(saved, 2)
+                    if self._follow_stdout:
+                        os.dup2(2, 1)
+                elif fd_is_valid(2):
+                    os.close(2)  # it was invalid before: leave it so
+                if sys.platform == "win32" and self._handles is not None:
+                    set_std_handle(STD_ERROR_HANDLE, self._handles[0])
+                    set_std_handle(STD_OUTPUT_HANDLE, self._handles[1])
+            elif state == SAVED:
+                saved, self._saved = self._saved, -1  # forgotten first: a leaked fd beats closing a reused one
+                if saved >= 0:
+                    os.close(saved)
+            elif state == GUARDED:
+                ACTIVE.give_back(self._guard_token)
+        except KeyboardInterrupt:
+            raise  # the step is run again
+        except BaseException:
+            self._state = state - 1  # it would fail again: go on down
+            raise
+        self._state = state - 1
+
+
+_NOT_ENTERED = Captured()  # a capture's result before its first entry (never filled)
 
 
 class StderrCapture(_Redirect):
     """Context manager: fd 2 -> the process's temporary file for the block; yields a `Captured`.
 
-    The next capture empties the file whatever the last one left in it (see `_Redirect` for what an
-    interrupt may do).
+    IDLE -> REDIRECTED on entry, back to IDLE on exit. The next capture empties the file whatever
+    the last one left in it.
     """
 
-    __slots__ = ("limit", "_limit", "_captured")
+    __slots__ = ("limit", "_limit", "_captured", "_size")
+    _KIND = "capture"
 
     def __init__(self, limit: int | None = None) -> None:
-        self._limit = _as_limit(limit)
+        super().__init__()
+        self._limit = as_limit(limit)
         self.limit = limit
-        self._captured: Captured | None = None  # None while not active
-        self._undo = 0
+        self._captured = _NOT_ENTERED
+        self._size = 0
 
     def __enter__(self) -> Captured:
-        captured = Captured()  # made before anything changes, so a signal here leaves nothing to undo
-        if self._captured is not None or not ACTIVE.acquire(False):
-            raise CaptureBusy()
-        self._undo = _HELD
-        try:
-            self._redirect()
-        except BaseException:
-            self._leave()
-            raise
-        self._captured = captured
-        return captured
+        self._assert_state("enter")
+        self._captured = Captured()  # made before anything changes, so an interrupt here leaves nothing
+        self._size = 0
+        self._enter()
+        return self._captured
 
-    def __exit__(self, *exc_info: object) -> None:
-        captured = self._captured
-        if captured is None:
-            raise RuntimeError("this stderr capture is not active")
-        size = 0
-        try:
-            self._captured = None
-            sink = self._sink
-            _flush_all(self._follow_stdout)
-            size = os.lseek(sink, 0, os.SEEK_END)  # the file's size, cheaper than fstat here
-        finally:
-            self._leave()
-        if size:
+    def _before_leaving(self) -> None:
+        _flush_all(self._follow_stdout)
+        self._size = os.lseek(self._sink, 0, os.SEEK_END)  # the file's size, cheaper than fstat here
+
+    def _after_leaving(self) -> None:
+        if self._size:
             try:
-                _collect(captured, sink, 0, size, self._limit)
+                collect(self._captured, _read_at, self._sink, 0, self._size, self._limit)
             finally:
-                _empty(sink)  # ready for the next capture, and the disk space back
+                _empty(self._sink)  # ready for the next capture, and the disk space back
 
 
 class CaptureSession(_Redirect):
@@ -313,6 +353,9 @@ class CaptureSession(_Redirect):
     open `capture_stderr()` raises CaptureBusy, and so does a second `begin()` before `end()`
     (MCP-CORE section 4: captures do not nest).
 
+    States: IDLE -> REDIRECTED on entry (open); `begin()` REDIRECTED -> WINDOW, `end()` back;
+    exit from either, down to IDLE.
+
     The trade-off: between windows the process's stderr reaches the host late, at the next
     `begin()`/`forward()` (call `forward()` before waiting for input). A process killed outright
     (SIGKILL, a crash in native code, `os._exit`) takes the text still in the file with it: an open
@@ -322,80 +365,59 @@ class CaptureSession(_Redirect):
     emptying it.
     """
 
-    __slots__ = ("threshold", "_active", "_start", "_mark")
+    __slots__ = ("threshold", "_start", "_mark")
+    _KIND = "session"
 
     def __init__(self, threshold: int = DEFAULT_SESSION_THRESHOLD) -> None:
-        checked = operator.index(threshold)
-        if checked < 0:
-            raise ValueError(f"threshold must be a byte count >= 0, not {threshold}")
-        self.threshold = checked
-        self._active = False
-        self._start = -1  # where the open window starts; -1 between windows
+        super().__init__()
+        self.threshold = as_threshold(threshold)
+        self._start = 0  # where the open window starts (in WINDOW)
         self._mark = 0  # every byte before it has been read into a window or forwarded
-        self._undo = 0
 
     @property
     def active(self) -> bool:
         """Whether the session is open (fd 2 points at the capture file)."""
-        return self._active
+        return self._state >= REDIRECTED
 
     def __enter__(self) -> CaptureSession:
-        if self._active or not ACTIVE.acquire(False):
-            raise CaptureBusy()
-        self._undo = _HELD
-        try:
-            self._redirect()  # the file starts empty
-        except BaseException:
-            self._leave()
-            raise
+        self._assert_state("enter")
         self._mark = 0
-        self._start = -1
-        self._active = True
+        self._enter()  # the file starts empty
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        if not self._active:
-            raise RuntimeError("this capture session is not open")
-        try:
-            self._active = False
-            self._start = -1  # an open window's bytes are forwarded with the rest: nothing is lost
-            # `private_stdout` may have run during the session: fd 1 then points at the file too.
-            self._follow_stdout = bool(STATE[0]) and self._saved >= 0
-            _flush_all(self._follow_stdout)
-            size = os.lseek(self._sink, 0, os.SEEK_END)
-            if size > self._mark:
-                _forward(self._sink, self._mark, size, self._saved)
-            self._mark = 0
-        finally:
-            self._leave()
+    def _before_leaving(self) -> None:
+        # An open window's bytes are forwarded with the rest: nothing is lost.
+        # `private_stdout` may have run during the session: fd 1 then points at the file too.
+        self._follow_stdout = bool(STDOUT_FOLLOWS[0]) and self._saved >= 0
+        _flush_all(self._follow_stdout)
+        size = os.lseek(self._sink, 0, os.SEEK_END)
+        if size > self._mark:
+            _forward(self._sink, self._mark, size, self._saved)
+        self._mark = 0
 
     def begin(self) -> int:
         """Open a window; returns its offset in the capture file."""
-        if self._start >= 0 or not self._active:
-            if not self._active:
-                raise RuntimeError("the capture session is not open")
-            raise CaptureBusy()
-        _flush_all(STATE[0])  # the server's own pending text belongs before the window
+        self._assert_state("begin")
+        _flush_all(STDOUT_FOLLOWS[0])  # the server's own pending text belongs before the window
         size = os.lseek(self._sink, 0, os.SEEK_END)
         if size != self._mark:
             size = self._settle(size)
         self._start = size
+        self._state = WINDOW
         return size
 
     def end(self, limit: int | None = None) -> Captured:
         """Close the window: what was written to fd 2 (and fd 1) since `begin()`."""
         captured = Captured()
-        start = self._start
-        if start < 0:
-            raise RuntimeError("no capture window is open")
-        checked = _as_limit(limit)
-        _flush_all(STATE[0])
+        self._assert_state("end")
+        checked = as_limit(limit)
+        _flush_all(STDOUT_FOLLOWS[0])
         sink = self._sink
         size = os.lseek(sink, 0, os.SEEK_END)
-        self._start = -1
-        self._mark = size
+        self._state = REDIRECTED
+        start, self._mark = self._start, size
         if size > start:
-            _collect(captured, sink, start, size, checked)
+            collect(captured, _read_at, sink, start, size, checked)
             if size > self.threshold:
                 _empty(sink)
                 self._mark = 0
@@ -403,9 +425,9 @@ class CaptureSession(_Redirect):
 
     def forward(self) -> None:
         """Copy what was written since the last window to the real stderr now (no-op in a window)."""
-        if self._start >= 0 or not self._active:
+        if self._state != REDIRECTED:
             return
-        _flush_all(STATE[0])
+        _flush_all(STDOUT_FOLLOWS[0])
         size = os.lseek(self._sink, 0, os.SEEK_END)
         if size != self._mark:
             self._settle(size)

@@ -6,22 +6,109 @@ p26): the transport calls `private_stdout` and `stdin_from_devnull` instead of t
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, NoReturn
 
-#: Held while a stderr capture is active. One lock for both twins: the redirect is process-global,
+
+class CaptureGuard:
+    """The process-wide capture guard: at most one holder at a time, and who holds it is known.
+
+    Taking it is one `dict.setdefault`, a single C call that neither a signal handler nor another
+    thread can split, and only the holder gives it back; so a capture cut short anywhere can give it
+    back exactly when it holds it (a bare Lock cannot say who holds it).
+    """
+
+    __slots__ = ("holder",)
+    KEY = "holder"
+
+    def __init__(self) -> None:
+        #: {KEY: the capture holding the guard}, or empty. The compiled twin works on this dict
+        #: directly, with the same two operations as `take` and `give_back`.
+        self.holder: dict[str, object] = {}
+
+    def take(self, capture: object) -> bool:
+        """Whether `capture` (a capture, or a token standing for it) holds the guard now (it may
+        have held it before)."""
+        return self.holder.setdefault(self.KEY, capture) is capture
+
+    def give_back(self, capture: object) -> None:
+        """Free the guard if `capture` holds it; otherwise do nothing (so it can be repeated)."""
+        if self.holder.get(self.KEY) is capture:
+            del self.holder[self.KEY]
+
+    def locked(self) -> bool:
+        return self.KEY in self.holder
+
+    def release(self) -> None:
+        """Free the guard whoever holds it: for a test putting things right after a fault."""
+        self.holder.clear()
+
+
+#: Held while a stderr capture is active. One guard for both twins: the redirect is process-global,
 #: so a C capture inside a Python one (or the reverse) must be refused too.
-ACTIVE = threading.Lock()
+ACTIVE = CaptureGuard()
 
-#: STATE[0] == 1 once `private_stdout` made fd 1 an alias of fd 2; a capture then follows fd 1 too,
-#: so a tool's stray prints and its children's stdout land in its report.
-STATE = bytearray(1)
+# The one state machine of both twins' captures (StderrCapture, CaptureSession). Entering climbs
+# the ladder one step per thing taken; leaving walks back down it to IDLE; WINDOW is a session's
+# open window:
+#
+#   IDLE -guard-> GUARDED -save fd 2-> SAVED -fd 2 to the file-> REDIRECTED <-begin/end-> WINDOW
+#
+# Why a KeyboardInterrupt (or any error) at any point leaves fd 2 and the guard as they were, in
+# both twins, which take the same steps in the same order:
+# 1. Each step up records the state it moves to before it acts, so the record never says less is
+#    held than is.
+# 2. Each step down is idempotent and checks the world where the record may say more than is held:
+#    the guard is given back only by its holder (CaptureGuard), fd 2 is put back with dup2 (a no-op
+#    when it had not moved yet), the saved fd is forgotten before it is closed (at worst a leaked fd,
+#    never a closed number another thread reuses). A step is recorded done only once it is.
+# 3. `_enter` and `__exit__` run everything that can raise inside a try, and then walk down to IDLE
+#    in their own body, not behind a call (the interpreter runs signal handlers at a call's entry):
+#    a step a KeyboardInterrupt cut short runs again, a step that failed otherwise is passed, and
+#    the first error is raised once the walk is done.
+# In the compiled twin the steps are C that calls no Python code, so nothing can interrupt them
+# (KeyboardInterrupt can land only in the flushes and hooks, inside the try); in the Python twin one
+# can land at every call's entry and return, and 1-3 carry it. Neither can guard an interrupt the
+# interpreter raises before the first line of a Python `__exit__` runs; the Python twin's `__del__`
+# puts things back once such an abandoned capture is dropped (the guard holds a token, not the
+# capture, so it does not keep it alive). Tests:
+# tests/capture/test_interrupt_points.py (an interrupt at each such point, deterministically) and
+# tests/capture/sigint_storm.py (real SIGINTs at random, seeded).
+IDLE, GUARDED, SAVED, REDIRECTED, WINDOW = range(5)
+STATE_NAMES = ("idle", "guarded", "saved", "redirected", "window")
+
+#: The states each public operation may start from, as bit sets (1 << state): the one transition
+#: check of both twins is `(1 << state) & ALLOWED_FROM[op]`, and `refuse` says what went wrong.
+ALLOWED_FROM = {
+    "enter": 1 << IDLE,
+    "exit": 1 << REDIRECTED | 1 << WINDOW,
+    "begin": 1 << REDIRECTED,
+    "end": 1 << WINDOW,
+}
+
+_WRONG_STATE = {
+    ("capture", "exit"): "this stderr capture is not active",
+    ("session", "exit"): "this capture session is not open",
+    ("session", "begin"): "the capture session is not open",
+    ("session", "end"): "no capture window is open",
+}
+
+
+def refuse(kind: str, op: str, state: int) -> NoReturn:
+    """Raise what `op` started in the wrong `state` raises; `kind` is "capture" or "session"."""
+    if op == "enter" or (op == "begin" and state == WINDOW):
+        raise CaptureBusy()  # captures do not nest (MCP-CORE section 4)
+    raise RuntimeError(f"{_WRONG_STATE[kind, op]} (state: {STATE_NAMES[state]})")
+
+
+#: STDOUT_FOLLOWS[0] == 1 once `private_stdout` made fd 1 an alias of fd 2; a capture then follows
+#: fd 1 too, so a tool's stray prints and its children's stdout land in its report.
+STDOUT_FOLLOWS = bytearray(1)
 
 BUSY_MESSAGE = (
     "stderr is already being captured: the fd-2 redirect is process-global, so captures must not "
@@ -54,10 +141,6 @@ class Captured:
 
 #: A capture session empties its file between windows once it holds more than this many bytes.
 DEFAULT_SESSION_THRESHOLD = 1 << 20
-
-
-def truncation_note(cut: int) -> str:
-    return f"[stderr truncated: the first {cut} bytes were cut]\n"
 
 
 def open_sink() -> IO[bytes]:
@@ -147,45 +230,6 @@ def flush_stream(stream: IO[str] | None) -> None:
             pass
 
 
-def never_buffers(stream: object) -> bool:
-    """Whether a text stream passes every write straight to its fd, so that flushing it has nothing
-    to do: a write-through text layer over an unbuffered file (sys.stderr and sys.stdout under
-    `python -u` or PYTHONUNBUFFERED)."""
-    try:
-        return (
-            type(stream) is io.TextIOWrapper
-            and bool(stream.write_through)
-            and type(stream.buffer) is io.FileIO
-        )
-    except Exception:  # a stream object of someone else's making: flush it
-        return False
-
-
-class StreamFlusher:
-    """Flushes `sys.<name>` (whatever object it is now), skipping a stream that never holds text
-    back. What it learnt about a stream is kept while `sys.<name>` stays the same object."""
-
-    __slots__ = ("name", "_stream", "_flush")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._stream: object = None
-        self._flush: Callable[[], object] | None = None
-
-    def __call__(self) -> None:
-        stream = sys.__dict__.get(self.name)
-        if stream is None:
-            return
-        if stream is not self._stream:
-            self._stream = stream
-            self._flush = None if never_buffers(stream) else getattr(stream, "flush", None)
-        if self._flush is not None:
-            try:
-                self._flush()
-            except (OSError, ValueError):  # closed or broken: nothing pending can reach the fd anyway
-                pass
-
-
 _private_stdout: int | None = None
 _private_lock = threading.Lock()
 
@@ -210,7 +254,7 @@ def private_stdout() -> int:
             os.close(protocol)
             raise
         _private_stdout = protocol
-        STATE[0] = 1
+        STDOUT_FOLLOWS[0] = 1
         return protocol
 
 

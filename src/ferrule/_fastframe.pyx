@@ -20,6 +20,7 @@ from ferrule._frame_errors import (
     header_block_too_large,
     line_too_large,
 )
+from ferrule._twins import DEFAULT_MAX_BODY, DEFAULT_MAX_LINE
 
 __all__ = [
     "FrameError",
@@ -60,8 +61,6 @@ cdef extern from *:
     int ferrule_unicode_ready(object s) except -1
 
 
-DEFAULT_MAX_LINE = 64 * 1024 * 1024
-DEFAULT_MAX_BODY = 256 * 1024 * 1024
 cdef Py_ssize_t HEADER_BLOCK_LIMIT = _PY_HEADER_BLOCK_LIMIT
 cdef Py_ssize_t SHRINK_ABOVE = 1 << 20  # an emptied buffer bigger than this goes back to the allocator
 

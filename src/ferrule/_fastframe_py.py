@@ -17,6 +17,7 @@ from ._frame_errors import (
     header_block_too_large,
     line_too_large,
 )
+from ._twins import DEFAULT_MAX_BODY, DEFAULT_MAX_LINE
 
 __all__ = [
     "FrameError",
@@ -28,8 +29,6 @@ __all__ = [
     "encode_lsp",
 ]
 
-DEFAULT_MAX_LINE = 64 * 1024 * 1024
-DEFAULT_MAX_BODY = 256 * 1024 * 1024
 
 
 def _check_limit(name: str, value: int) -> int:

@@ -10,13 +10,10 @@ CPython, and falls back to the pure-Python twin (`ferrule._capture_py`) when it 
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING
 
 from ._capture_shared import CaptureBusy, Captured, private_stdin, private_stdout, stdin_from_devnull
-
-NO_EXTENSIONS = bool(os.environ.get("FERRULE_NO_EXTENSIONS")) or sys.implementation.name != "cpython"
+from ._twins import NO_EXTENSIONS
 
 if TYPE_CHECKING or NO_EXTENSIONS:
     from ._capture_py import CaptureSession, StderrCapture, capture_stderr
@@ -34,6 +31,7 @@ else:
 
 __all__ = [
     "IMPLEMENTATION",
+    "NO_EXTENSIONS",
     "CaptureBusy",
     "CaptureSession",
     "Captured",

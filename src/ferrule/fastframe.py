@@ -1,18 +1,16 @@
 """Line and LSP framing and position conversion: the compiled twin when it loads, else pure Python.
 
 `FERRULE_NO_EXTENSIONS` (any non-empty value) or a Python other than CPython selects the Python
-twin; `IMPLEMENTATION` says which one is in use ("c" or "python").
+twin (`ferrule._twins.NO_EXTENSIONS`); `IMPLEMENTATION` says which one is in use ("c" or "python").
+`DEFAULT_MAX_LINE` is the line limit every line-framed channel of ferrule uses by default.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING
 
 from ._frame_errors import FrameError, FrameTooLarge
-
-NO_EXTENSIONS = bool(os.environ.get("FERRULE_NO_EXTENSIONS")) or sys.implementation.name != "cpython"
+from ._twins import DEFAULT_MAX_BODY, DEFAULT_MAX_LINE, NO_EXTENSIONS
 
 if TYPE_CHECKING or NO_EXTENSIONS:
     from ._fastframe_py import LineFramer, LineIndex, LspFramer, convert_column, encode_lsp
@@ -29,7 +27,10 @@ else:
         IMPLEMENTATION = "python"
 
 __all__ = [
+    "DEFAULT_MAX_BODY",
+    "DEFAULT_MAX_LINE",
     "IMPLEMENTATION",
+    "NO_EXTENSIONS",
     "FrameError",
     "FrameTooLarge",
     "LineFramer",

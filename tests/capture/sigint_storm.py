@@ -1,10 +1,14 @@
-"""Captures interrupted by real SIGINTs at random moments: `python sigint_storm.py TWIN SECONDS MODE`.
+"""Captures interrupted by real SIGINTs at random moments:
+`python sigint_storm.py TWIN SECONDS MODE [SEED]`.
 
 MODE `capture` runs `capture_stderr` blocks; MODE `session` runs a CaptureSession with three windows.
 Runs in its own process (a KeyboardInterrupt loose in pytest would end the run). A helper thread
-sends SIGINT every few tens of microseconds; the handler raises KeyboardInterrupt only while a
-capture is being entered, used or left. After every cycle, interrupted or not, fd 2 must be what it
-was and the guard free. Prints one JSON line: counts of cycles, interrupts and faults.
+sends SIGINT every few tens of microseconds, at gaps drawn from SEED (random when not given); the
+handler raises KeyboardInterrupt only while a capture is being entered, used or left. After every
+cycle, interrupted or not, fd 2 must be what it was and the guard free. Prints one JSON line: the
+seed, counts of cycles, interrupts and faults. The seed replays the gaps, not the moments they land
+on (those depend on the machine's timing), so a fault found once is searched for with the same
+sequence again.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import time
 from collections.abc import Callable
 
 twin_name, seconds, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+seed = int(sys.argv[4]) if len(sys.argv) > 4 else random.SystemRandom().randrange(1 << 32)
+gaps = random.Random(seed)
 twin = importlib.import_module("ferrule._capture" if twin_name == "c" else "ferrule._capture_py")
 from ferrule._capture_shared import ACTIVE  # noqa: E402
 
@@ -45,7 +51,7 @@ def pester(done: threading.Event) -> None:
     pid = os.getpid()
     while not done.is_set():
         os.kill(pid, signal.SIGINT)
-        time.sleep(random.uniform(0, 0.0003))
+        time.sleep(gaps.uniform(0, 0.0003))
 
 
 def one_capture() -> None:
@@ -97,4 +103,5 @@ def storm(cycle: Callable[[], None]) -> None:
 
 
 storm({"capture": one_capture, "session": one_session}[mode])
-print(json.dumps({"twin": twin_name, "mode": mode, **counts, "other_kinds": other_kinds[:20]}), flush=True)
+print(json.dumps({"twin": twin_name, "mode": mode, "seed": seed, **counts, "other_kinds": other_kinds[:20]}),
+      flush=True)

@@ -7,10 +7,11 @@ import subprocess
 import sys
 
 from ferrule import capture
+from ferrule._twins import NO_EXTENSIONS
 
 
 def test_the_compiled_twin_loads_unless_switched_off():
-    if os.environ.get("FERRULE_NO_EXTENSIONS") or sys.implementation.name != "cpython":
+    if NO_EXTENSIONS:
         assert capture.IMPLEMENTATION == "python"
     else:
         assert capture.IMPLEMENTATION == "c", "ferrule._capture did not load: run `make build`"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import importlib
-import os
 from types import ModuleType
 
 import pytest
 
+from ferrule._twins import NO_EXTENSIONS
+
 TWINS = ["ferrule._fastframe", "ferrule._fastframe_py"]
-NO_EXTENSIONS = bool(os.environ.get("FERRULE_NO_EXTENSIONS"))
 
 
 def load_twin(name: str) -> ModuleType:

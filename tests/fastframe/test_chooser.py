@@ -11,9 +11,10 @@ import pytest
 import ferrule._fastframe_py
 import ferrule.fastframe
 from ferrule import _frame_errors
+from ferrule._twins import NO_EXTENSIONS
 
 
-@pytest.mark.skipif(bool(os.environ.get("FERRULE_NO_EXTENSIONS")), reason="compiled twins switched off")
+@pytest.mark.skipif(NO_EXTENSIONS, reason="compiled twins switched off")
 def test_compiled_twin_loaded():
     # Fails when the extension was not built or does not import: the build is broken, not slow.
     assert ferrule.fastframe.IMPLEMENTATION == "c"

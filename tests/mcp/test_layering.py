@@ -15,9 +15,8 @@ import ferrule.mcp as mcp
 from ferrule.mcp import errors
 
 PACKAGE = Path(mcp.__file__).resolve().parent
-# fastframe's pure-Python twin holds the line bound; capture's shared module the fd helpers and the
-# flag that makes a capture follow a claimed fd 1.
-ALLOWED_FERRULE = {"ferrule.capture", "ferrule.fastframe", "ferrule._fastframe_py", "ferrule._capture_shared"}
+# capture's shared module: the fd helpers and the flag that makes a capture follow a claimed fd 1.
+ALLOWED_FERRULE = {"ferrule.capture", "ferrule.fastframe", "ferrule._capture_shared"}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -48,7 +47,8 @@ def test_serving_loads_nothing_of_the_other_layers():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(",")
     assert {name.strip() for name in loaded} <= {"ferrule", *ALLOWED_FERRULE, "ferrule._capture", "ferrule._capture_py",
-                                                 "ferrule._capture_shared",
+                                                 "ferrule._capture_shared", "ferrule._capture_helpers",
+                                                 "ferrule._capture_helpers_c", "ferrule._twins",
                                                  "ferrule._fastframe", "ferrule._fastframe_py",
                                                  "ferrule._frame_errors"} | {
         f"ferrule.mcp.{p.stem}" for p in PACKAGE.glob("*.py")} | {"ferrule.mcp"}

@@ -23,10 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from orjson import dumps, loads
 
-from ferrule._capture_shared import STATE, dup_private, flush_stream
-
-# The one definition of the line bound, beside the line framer (its pure-Python twin holds it).
-from ferrule._fastframe_py import DEFAULT_MAX_LINE
+from ferrule._capture_shared import STDOUT_FOLLOWS, dup_private, flush_stream
+from ferrule.fastframe import DEFAULT_MAX_LINE
 
 from .errors import ChannelClosed, LineTooLong
 
@@ -236,7 +234,7 @@ class StdoutClaim:
                 os.close(self.fd)
                 raise
             _claims[1] = self.fd
-            STATE[0] = 1
+            STDOUT_FOLLOWS[0] = 1
         self._held = True
 
     def release(self) -> None:
@@ -246,7 +244,7 @@ class StdoutClaim:
             flush_stream(sys.stdout)  # prints made during the claim belong on stderr, not on the wire
             _point(1, self.fd)  # raises on failure: the claim stays registered
             del _claims[1]
-            STATE[0] = 0
+            STDOUT_FOLLOWS[0] = 0
             self._held = False
             os.close(self.fd)
 

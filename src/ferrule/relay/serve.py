@@ -28,7 +28,7 @@ from typing import Any, BinaryIO, Protocol
 
 import orjson
 
-from ferrule.fastframe import FrameTooLarge, LineFramer
+from ferrule.fastframe import DEFAULT_MAX_LINE, FrameTooLarge, LineFramer
 from ferrule.project import BadRequest, FerruleError, OpTimeout, OracleCrashed, ProjectRoot
 from ferrule.relay.envelope import (
     FrameRejected,
@@ -40,8 +40,6 @@ from ferrule.relay.envelope import (
 )
 from ferrule.relay.params import FileParams, InitParams, OpParams, ShutdownParams
 from ferrule.relay.results import OpResult
-
-MAX_FRAME = 64 * 1024 * 1024
 
 
 class SessionLike(Protocol):
@@ -336,7 +334,7 @@ async def serve_async(
     *,
     analyzer: str | None = None,
     session_factory: SessionFactory | None = None,
-    max_line: int = MAX_FRAME,
+    max_line: int = DEFAULT_MAX_LINE,
 ) -> int:
     project = ProjectRoot(root)
     if session_factory is None:
