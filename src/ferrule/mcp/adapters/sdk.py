@@ -112,6 +112,7 @@ class SdkServer(Server):
         self._legacy: ServerRunner[Any] | None = None
         self._last_request_id = 0
         self._waiting: dict[Any, asyncio.Future[dict[str, Any]]] = {}  # touched on the lane only
+        self._exchanges: dict[Any, _Exchange] = {}  # the requests running, by id; on the lane only
 
     # -- lifecycle: the app's lifespans are held open on the lane for the whole run ---------------
 
@@ -155,6 +156,7 @@ class SdkServer(Server):
     async def _respond(self, msg_id: Any, method: str, params: Any) -> bytes | None:
         modern = params is not None and is_stateless(method, params)
         exchange = _Exchange(self, msg_id, params, modern)
+        self._exchanges[msg_id] = exchange
         try:
             if modern:
                 result = await self._serve_modern(exchange, method, params)
@@ -169,6 +171,8 @@ class SdkServer(Server):
             return error_line(msg_id, error.model_dump(mode="json", exclude_none=True))
         finally:
             exchange.closed = True
+            if self._exchanges.get(msg_id) is exchange:
+                del self._exchanges[msg_id]
         return result_line(msg_id, result)
 
     async def _serve_modern(self, exchange: _Exchange, method: str, params: Any) -> dict[str, Any]:
@@ -180,6 +184,9 @@ class SdkServer(Server):
         return await serve_one(self.app, exchange, method, params, connection=connection, lifespan_state=self._state)
 
     def on_notification(self, method: str, params: Any) -> None:
+        if method == "notifications/cancelled" and type(params) is dict and self.lane.started:
+            # As the SDK's dispatcher does: the request's cancel_requested is set, then its task cancelled.
+            self.lane.loop.call_soon_threadsafe(self._cancel_requested, params.get("requestId"))
         super().on_notification(method, params)  # a cancel reaches the running call at once
         self.lane.spawn(self._notified(method, params))
 
@@ -219,6 +226,11 @@ class SdkServer(Server):
     def on_response(self, msg: dict[str, Any]) -> None:
         if self.lane.started:
             self.lane.loop.call_soon_threadsafe(self._resolve, msg)
+
+    def _cancel_requested(self, msg_id: Any) -> None:
+        exchange = self._exchanges.get(msg_id)
+        if exchange is not None:
+            exchange.cancel_requested.set()
 
     def _resolve(self, msg: dict[str, Any]) -> None:
         waiting = self._waiting.get(msg.get("id"))
