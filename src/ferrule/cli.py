@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "apply_fix": ("ferrule.relay.navigation_cli", None),
     "check": ("ferrule.conform.cli", "the policy gate over a crate, with its baseline ratchet"),
     "mcp": ("ferrule.tools.cli", "the Rust MCP server for agent hosts (stdio)"),
+    "run": ("ferrule.mcp.adapters.cli", "serve an existing Python MCP server (official SDK, fastmcp) on ferrule's stdio"),
     "demo": ("ferrule.demo", "run the relay on the bundled demo crate and show what an agent sees"),
 }
 

@@ -10,6 +10,8 @@ crate: the edits the demo asks about go through the tools' `content` argument.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import inspect
 import json
 import os
 import statistics
@@ -185,6 +187,8 @@ def run_demo(
         for number, step in enumerate(steps, 1):
             begin = time.perf_counter()
             output = by_name[step.tool].run(dict(step.args))
+            if inspect.iscoroutine(output):  # the analyzer tools are async (the MCP server awaits them)
+                output = asyncio.run(output)
             elapsed = time.perf_counter() - begin
             timings.append(elapsed)
             verdict = style.red("isError") if output.is_error else style.green("ok")

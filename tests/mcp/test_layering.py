@@ -15,7 +15,8 @@ import ferrule.mcp as mcp
 from ferrule.mcp import errors
 
 PACKAGE = Path(mcp.__file__).resolve().parent
-ALLOWED_FERRULE = {"ferrule.capture", "ferrule.fastframe"}
+# capture's shared module: the fd helpers and the flag that makes a capture follow a claimed fd 1.
+ALLOWED_FERRULE = {"ferrule.capture", "ferrule.fastframe", "ferrule._capture_shared"}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -64,3 +65,15 @@ def test_every_transport_failure_is_one_hierarchy_citing_its_section_and_fix():
     codes = {c.code for c in classes if issubclass(c, errors.ProtocolError)}
     assert {-32700, -32600, -32601, -32602, -32603, -32022} <= codes
     assert "fix:" in str(errors.ChannelClosed("gone"))
+
+
+def test_the_core_never_imports_an_sdk():
+    code = (
+        "import sys, ferrule.mcp as m\n"
+        "t = m.ReplayTransport([b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"e\"}}'])\n"
+        "m.Server('s', '1', [m.tool(lambda: 'x', name='e')]).run(t)\n"
+        "m.serve(m.Server('s', '1'), m.ReplayTransport([]))\n"
+        "print(','.join(sorted(n for n in sys.modules if n.split('.')[0] in ('mcp', 'mcp_types', 'fastmcp'))))\n"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == ""

@@ -220,3 +220,27 @@ def test_rust_scope_takes_max_and_says_how_many_more(tmp_path):
     assert sessions[0].calls[1] == ("scope", {"file": "src/lib.rs", "max": 1})
     text = answers[1]["result"]["content"][0]["text"]
     assert "1 name in scope at top level (the file's own first; 41 more not shown: raise `max`):" in text
+
+
+def test_a_ping_is_answered_while_an_analyzer_op_runs(tmp_path):
+    import threading
+
+    released = threading.Event()
+
+    class Releasing(ReplayTransport):
+        def write_lines(self, lines):
+            super().write_lines(lines)
+            if any(b'"id":2' in line for line in lines):
+                released.set()  # the ping's answer is out: the op may finish
+
+    def slow_type(session):
+        return {"display": "u8" if released.wait(10) else "the ping waited for the op", "documentation": ""}
+
+    relay, _ = scripted_link(tmp_path, slow_type)
+    tools, _ = build_tools(tmp_path, relay=relay)
+    transport = Releasing([HELLO, call(1, "rust_type", {"file": "a.rs", "line": 1, "character": 0}),
+                           {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
+    Server("ferrule", __version__, ToolSet(tools), instructions=INSTRUCTIONS).run(transport)
+    messages = [orjson.loads(line) for line in transport.output]
+    assert [m["id"] for m in messages] == [0, 2, 1]
+    assert messages[2]["result"]["structuredContent"]["display"] == "u8"

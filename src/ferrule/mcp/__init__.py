@@ -9,9 +9,14 @@
 
     Server("echo", "1.0", [echo]).run()
 
+`serve(app)` serves an existing app of the official SDK (2.x `MCPServer` or low-level `Server`) or of
+fastmcp on the same transport (`ferrule run server.py` from a shell); the SDKs are imported only then.
+
 It knows nothing of the tools mounted on it. It builds only on
 `ferrule.fastframe` (line framing) and `ferrule.capture` (the stderr guard and private stdio).
 """
+
+from typing import Any
 
 from .errors import (
     ChannelClosed,
@@ -33,6 +38,14 @@ from .schema import SchemaError
 from .server import Server
 from .tools import Tool, ToolSet
 from .transport import ReplayTransport, StdioTransport, Transport
+
+
+def serve(app: Any, transport: Any = None) -> None:
+    """Serve `app` (an official-SDK or fastmcp app, or a ferrule Server) over stdio until end of input."""
+    from .adapters import serve as serve_app
+
+    serve_app(app, transport)
+
 
 __all__ = [
     "ChannelClosed",
@@ -56,5 +69,6 @@ __all__ = [
     "Transport",
     "UnsupportedProtocolVersion",
     "progress",
+    "serve",
     "tool",
 ]

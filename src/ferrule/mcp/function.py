@@ -7,7 +7,8 @@
 
 A function may return a str (the report), a ToolOutput, a dict (sent as structured content, with its
 JSON as the report), None (an empty report) or any other JSON value (its JSON is the report). What it
-raises becomes an `isError` result carrying the exception's text. `async def` functions work too.
+raises becomes an `isError` result carrying the exception's text. `async def` functions work too: the
+server runs them concurrently on its event loop (`awaitable(args)`), outside the capture guard.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class FunctionTool:
             "description": summary if description is None else description,
             "inputSchema": schema,
         }
-        self._is_async = inspect.iscoroutinefunction(fn)
+        self.is_async = inspect.iscoroutinefunction(fn)
         functools.update_wrapper(self, fn)
 
     def descriptor(self) -> dict[str, Any]:
@@ -49,7 +50,7 @@ class FunctionTool:
 
     def direct(self) -> Callable[..., Any] | None:
         """The function, when `invoke(args)` is exactly `fn(**args)` (sync); else None."""
-        if self._is_async or type(self).invoke is not FunctionTool.invoke:
+        if self.is_async or type(self).invoke is not FunctionTool.invoke:
             return None
         return self.fn
 
@@ -58,10 +59,14 @@ class FunctionTool:
 
         `args` are as the server's argument check left them: an integral float sent for an `int`
         is already an int there (validate.py)."""
-        if self._is_async:
+        if self.is_async:  # outside a server's loop: run to completion here
             import asyncio
 
             return asyncio.run(self.fn(**args))
+        return self.fn(**args)
+
+    def awaitable(self, args: dict[str, Any]) -> Any:
+        """For an async function: the coroutine of one call, for the server's loop to await."""
         return self.fn(**args)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -4,14 +4,16 @@ When the request carried `params._meta.progressToken` (a string or an integer), 
 `notifications/progress` with the token echoed as it came (same JSON type). Values that do not
 increase are dropped (the protocol requires increasing progress), and once the call's response is
 written the reporter is closed, so nothing for that request follows its response. Without a token
-(or outside a tool run) `progress` does nothing. Tools run one at a time, so one module-level
-reporter serves; a lock makes calls from a tool's own worker threads safe.
+(or outside a tool run) `progress` does nothing. The reporter lives in a context variable, so async
+tools running side by side each reach their own; a lock makes calls from a tool's own worker threads
+safe (a thread started inside the tool does not inherit the context: pass it `contextvars.copy_context()`).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 __all__ = ["ProgressReporter", "progress"]
@@ -49,17 +51,16 @@ class ProgressReporter:
             self._open = False
 
 
-_active: ProgressReporter | None = None
+_active: ContextVar[ProgressReporter | None] = ContextVar("ferrule_mcp_progress", default=None)
 
 
 def progress(done: float, total: float | None = None, message: str | None = None) -> bool:
     """Report progress of the running tool call. Returns whether a notification was sent."""
-    reporter = _active
+    reporter = _active.get()
     if reporter is None:
         return False
     return reporter.report(done, total, message)
 
 
 def activate(reporter: ProgressReporter | None) -> None:
-    global _active
-    _active = reporter
+    _active.set(reporter)

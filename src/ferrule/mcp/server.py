@@ -1,23 +1,29 @@
 """The server loop (MCP-CORE section 2): `(name, version, ToolSet)` over a Transport.
 
-One thread, no event loop: read whatever the channel holds (many pipelined lines at once), handle
-every complete line in order, and write the answers of one read in one write. Tools run one at a
-time inside the capture guard (MCP-CORE section 4), which is what licenses a process-global redirect.
-Over stdio the redirect is made once for the run (`CaptureSession`) and each call reads its own window
-of the capture file; over other transports each call is captured on its own (`capture_stderr`).
-A `notifications/cancelled` for a request still queued in the same read suppresses that request: it
-is neither run nor answered. A request already running cannot be interrupted (the loop is busy
-running it), and one already answered is past cancelling; both are ignored, as the protocol allows.
+The read loop is one plain thread: read whatever the channel holds (many pipelined lines at once),
+handle every complete line in order, and write the answers of one read in one write. Every line
+takes one route: `_decode` (bytes to a message, or the ProtocolError to answer), `classify` (the one
+test of a well-formed request, wire.py), `_route` (the era and the method), the method's handler. A
+`tools/call` resolves its tool through `_plan`, a cache of the decisions the route takes for a tool
+name (its entry, whether it is async); the cache is dropped when the ToolSet changes.
 
-Answers wait for the batch's single write only behind tools that ran quickly last time; before a tool
-that is new or was slow, the answers queued so far are written first, so a quick `ping` is not held
-up by a long build in the same read.
+Sync tools run on the read loop, one at a time, inside the capture guard (MCP-CORE section 4), which
+is what licenses a process-global redirect. Over stdio the redirect is made once for the run
+(`CaptureSession`) and each call reads its own window of the capture file; over other transports
+each call is captured on its own (`capture_stderr`). Async tools (an `async def` under `@tool`) run
+on the async lane (lane.py), concurrently, outside the guard: the read loop goes on meanwhile, so
+pings are answered and `notifications/cancelled` cancels a running async call (which then is not
+answered). A cancellation for a request still queued in the same read suppresses that request; one
+for a sync call that already ran is past cancelling and ignored, as the protocol allows.
+
+Answers wait for the read's single write only behind sync tools that ran quickly last time; before a
+tool that is new or was slow, the answers queued so far are written first, so a quick `ping` is not
+held up by a long build in the same read.
 
 A JSON-RPC batch (one line holding an array of messages) is served only when `initialize`
 negotiated 2025-03-26, the one revision that has them: its members are handled in order as lines of
-their own and the answers to its requests written as one array line. Every other revision refuses
-an array with one -32600, as JSON-RPC does for anything that is not an object. Arrays are told apart
-only after a frame failed the test of a well-formed request, so single frames pay nothing for them.
+their own and the answers to its requests written as one array line (an async member's answer
+follows on its own line). Every other revision refuses an array with one -32600.
 
 Methods and eras are described in `eras.py`; the wire rules in `wire.py`.
 """
@@ -25,11 +31,13 @@ Methods and eras are described in `eras.py`; the wire rules in `wire.py`.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Iterable
+from functools import partial
 from time import perf_counter
 from typing import Any
 
-from orjson import JSONDecodeError, dumps, loads
+from orjson import JSONDecodeError, loads
 
 from .eras import (
     MODERN_REVISIONS,
@@ -53,12 +61,15 @@ from .errors import (
     ParseError,
     ProtocolError,
 )
+from .lane import AsyncLane
 from .output import ToolOutput, as_output
 from .progress import ProgressReporter, activate
-from .tools import ToolSet, _Entry
-from .transport import DEFAULT_MAX_LINE, StdioTransport
+from .tools import Entry, ToolSet
+from .transport import DEFAULT_MAX_LINE, LineChannel, LineTransport, StdioTransport, Transport
 from .wire import (
+    NOTIFICATION,
     REQUEST,
+    RESPONSE,
     classify,
     decode,
     decode_exact,
@@ -72,22 +83,29 @@ from .wire import (
 __all__ = ["Server"]
 
 DEFAULT_STDERR_LIMIT = 64 * 1024
-_QUICK_SECONDS = 0.002  # a tool faster than this lets the answers ahead of it wait for the batch write
+_QUICK_SECONDS = 0.002  # a sync tool faster than this lets the answers ahead of it wait for the batch write
 _CAPABILITIES = {"tools": {"listChanged": False}}
 _MODERN = MODERN_REVISIONS[-1]
 _ID_TYPES = frozenset({int, str})  # exactly: a bool is not an id
-# A plain text answer, in the bytes orjson gives for {"jsonrpc", "id", "result": {"content", "isError"}}.
-_ANSWER_HEAD = b'{"jsonrpc":"2.0","id":'
-_ANSWER_TEXT = b',"result":{"content":[{"type":"text","text":'
-_ANSWER_TAIL = b'}],"isError":false}}'
+
+
+class _Plan:
+    """What the route decided for one tool name: its entry, and whether its last sync run was quick."""
+
+    __slots__ = ("entry", "quick")
+
+    def __init__(self, entry: Entry) -> None:
+        self.entry = entry
+        self.quick = False
 
 
 class Server:
     """An MCP stdio server for a set of tools.
 
     `tools` is a ToolSet, or an iterable of Tools and typed functions. `run()` serves stdio until
-    end of input; `run(transport)` serves any Transport. `stderr_limit` bounds the stderr text a
-    call's report carries (the tail is kept); `max_line` bounds one input line.
+    end of input; `run(transport)` serves any Transport (or object with `read_line`/`write_line`).
+    `stderr_limit` bounds the stderr text a call's report carries (the tail is kept); `max_line`
+    bounds one input line.
     """
 
     def __init__(
@@ -109,24 +127,26 @@ class Server:
         self.revision = NEWEST_HANDSHAKE  # the handshake era's revision until `initialize` says otherwise
         self._info = {"name": name, "version": version}
         self._stamp = {SERVER_INFO_KEY: self._info}
-        self._entries = self.tools._entries
-        self._tool_entry = self._entries.get
+        self._plans: dict[str, _Plan] = {}
+        self._plans_of = -1  # the ToolSet revision the plans were made for
         self._lists: tuple[int, bytes, bytes] | None = None
         self._discover = self._discover_result()
         self._pending: list[bytes] = []
-        self._write: Callable[[list[bytes]], None] = _no_writer
+        self._transport: Transport | None = None
+        self._write_lock = threading.Lock()
         self._dead = False
         self._stdin_guard: Callable[[], Any] | None = None
         self._capture: Callable[..., Any] | None = None
         self._window: Any = None  # the run's CaptureSession, when the transport lets one stay open
-        self._handshake: dict[str, Callable[[Any, Any], bytes]] = {
-            "tools/call": self._tools_call,
+        self.lane = AsyncLane(self._answer_late, _log_exception)
+        self._handshake: dict[str, Callable[[Any, Any], bytes | None]] = {
+            "tools/call": self._call,
             "tools/list": self._tools_list,
             "ping": self._ping,
             "initialize": self._initialize,
         }
-        self._stateless: dict[str, Callable[[Any, Any], bytes]] = {
-            "tools/call": self._tools_call_stateless,
+        self._stateless: dict[str, Callable[[Any, Any], bytes | None]] = {
+            "tools/call": partial(self._call, stateless=True),
             "tools/list": self._tools_list_stateless,
             "server/discover": self._server_discover,
         }
@@ -137,151 +157,133 @@ class Server:
 
     # -- the loop ---------------------------------------------------------------------------------
 
-    def run(self, transport: Any = None) -> None:
+    def run(self, transport: Transport | LineChannel | None = None) -> None:
         """Serve until end of input or a dead channel (stdio when no transport is given)."""
         from ferrule.capture import CaptureBusy, CaptureSession, capture_stderr, stdin_from_devnull
 
         own = transport is None
-        if own:
+        if transport is None:
             try:
                 transport = StdioTransport(max_line=self.max_line)
             except OSError as exc:  # fd 0 or fd 1 closed: no input to serve, or no channel to answer on
                 print(f"{self.name}: no stdio channel to serve ({exc}); exiting", file=sys.stderr)
                 return
+        elif not isinstance(transport, Transport):
+            transport = LineTransport(transport)
+        self._transport = transport
         self._capture = capture_stderr
-        self._stdin_guard = None if getattr(transport, "stdin_is_private", False) else stdin_from_devnull
-        read_batch = getattr(transport, "read_batch", None) or _line_reader(transport)
-        self._write = getattr(transport, "write_lines", None) or _line_writer(transport)
+        self._stdin_guard = None if transport.stdin_is_private else stdin_from_devnull
+        read_batch = transport.read_batch
         self._dead = False
-        max_line = self.max_line
-        fast_call = self._fast_call
-        write = self._write
         window = None
         try:
-            if getattr(transport, "session_capture", False):
+            if transport.session_capture:
                 window = CaptureSession()
                 try:
                     window.__enter__()
                 except CaptureBusy:  # a capture is active: each call meets the refusal on its own
                     window = None
             self._window = window
+            self.started()
             while not self._dead:
                 try:
                     batch = read_batch()
                 except ChannelClosed:
-                    return
+                    break
                 if batch is None:
-                    return
+                    break
                 self._pending = []
-                if len(batch) == 1:
-                    line = batch[0]
-                    try:  # the common case of _decode, inline
-                        msg = loads(line) if type(line) is bytes and len(line) <= max_line else None
-                    except JSONDecodeError:
-                        msg = None
-                    if msg is None:
-                        msg, line = _decode(line, max_line)
-                    answer = fast_call(msg)
-                    if answer is not None:  # a lone answer: written as it is, nothing else queued
-                        try:
-                            write([answer])
-                        except ChannelClosed:
-                            self._dead = True
-                        continue
-                    self._handle(msg, line, 0, None)
-                else:
-                    self._handle_batch(batch)
-                if self._pending and not self._dead:  # the read's answers in one write
-                    try:
-                        write(self._pending)
-                    except ChannelClosed:
-                        self._dead = True
+                self._serve_read(batch)
+                if self._pending:  # the read's answers in one write
+                    self._flush()
+        except BaseException:  # stopped from outside (a signal's exception): running calls end with it
+            self.lane.cancel_all()
+            raise
         finally:
-            self._window = None
             try:
-                if window is not None:
-                    window.__exit__(None, None, None)  # what the run left in the file reaches stderr
+                self.stopping()  # in-flight async calls finish and are answered, as at any end of input
             finally:
-                if own:
-                    transport.close()
+                self._window = None
+                try:
+                    if window is not None:
+                        window.__exit__(None, None, None)  # what the run left in the file reaches stderr
+                finally:
+                    self._transport = None
+                    if own:
+                        transport.close()
+
+    def started(self) -> None:
+        """Called once the channel is open, before the first read (a hook for subclasses)."""
+
+    def stopping(self) -> None:
+        """Called at the end of input: the async lane drains (its calls answer) and stops."""
+        self.lane.close()
+
+    def write(self, lines: list[bytes]) -> None:
+        """Write lines to the channel, from either thread; a dead channel ends the loop."""
+        transport = self._transport
+        if transport is None or self._dead:
+            return
+        with self._write_lock:
+            try:
+                transport.write_lines(lines)
+            except ChannelClosed:
+                self._dead = True
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification now, from either thread."""
+        self.write([notification_line(method, params)])
+
+    def _answer_late(self, line: bytes) -> None:
+        self.write([line])
 
     def _flush(self) -> None:
         lines, self._pending = self._pending, []
-        try:
-            self._write(lines)
-        except ChannelClosed:
-            self._dead = True
+        self.write(lines)
 
-    def _handle_batch(self, batch: list[Any]) -> None:
+    def _serve_read(self, batch: list[Any]) -> None:
         """Decode the whole read first, so a cancellation can reach a request queued before it."""
         max_line = self.max_line
-        items = []
+        if len(batch) == 1:
+            msg, line = _decode(batch[0], max_line)
+            self._handle(msg, line, 0, None)
+            return
+        items = [_decode(line, max_line) for line in batch]
         cancels: dict[Any, int] | None = None
-        for index, line in enumerate(batch):
-            item = _decode(line, max_line)
-            items.append(item)
-            msg = item[0]
-            # Only a valid JSON-RPC 2.0 notification acts; a malformed one is absorbed and cancels nothing.
-            if (type(msg) is dict and msg.get("method") == "notifications/cancelled" and msg.get("id") is None
-                    and msg.get("jsonrpc") == "2.0"):
-                params = msg.get("params")
-                target = params.get("requestId") if type(params) is dict else None
-                if type(target) is str or type(target) is int:
+        for index, (msg, line) in enumerate(items):
+            if b"notifications/cancelled" in line:  # a byte search spares the others a closer look
+                target = _cancel_target(msg)
+                if target is not None:
                     if cancels is None:
                         cancels = {}
                     cancels[target] = index
-        fast_call = self._fast_call if cancels is None else None
         for index, (msg, line) in enumerate(items):
             if self._dead:
                 return
-            if fast_call is not None:
-                answer = fast_call(msg)
-                if answer is not None:
-                    self._pending.append(answer)  # after the call: a flush inside it swaps the list
-                    continue
             self._handle(msg, line, index, cancels)
 
     def _handle(self, msg: Any, line: bytes, index: int, cancels: dict[Any, int] | None) -> None:
-        """Answer one decoded line (or drop it, for notifications and responses)."""
+        """Answer one decoded line (or act on it, for notifications; responses are dropped)."""
         msg_id = None
         try:
-            # A well-formed request passes this one test; anything else takes classify()'s rules.
-            if not (
-                type(msg) is dict
-                and (type(msg_id := msg.get("id")) is int or type(msg_id) is str)
-                and type(method := msg.get("method")) is str
-                and ((params := msg.get("params")) is None or type(params) is dict)
-                and msg.get("jsonrpc") == "2.0"
-            ):
-                msg_id = None
+            if type(msg) is not dict:
                 if isinstance(msg, ProtocolError):
                     raise msg
-                if type(msg) is list and accepts_batches(self.revision):  # off the path of single frames
+                if type(msg) is list and accepts_batches(self.revision):
                     self._serve_batch(msg, line)
                     return
-                if type(msg) is dict and type(msg.get("id")) is float:
-                    msg = decode_exact(line)  # an integer id beyond 64 bits: read it exactly
-                kind, msg_id, method, params = classify(msg)
-                if kind != REQUEST:
-                    return  # notifications are absorbed, responses to requests we never sent dropped
+            kind, msg_id, method, params = classify(msg)
+            if kind != REQUEST:
+                if kind == NOTIFICATION:
+                    self.on_notification(method, params)
+                elif kind == RESPONSE:
+                    self.on_response(msg)
+                return
             if cancels is not None and cancels.get(msg_id, -1) > index and method != "initialize":
                 return  # cancelled while still queued: not run, not answered
-            if params is not None and is_stateless(method, params):
-                check_envelope(params)
-                handler = self._stateless.get(method)
-                if handler is None:
-                    raise MethodNotFound(f"{method!r} is not a 2026-07-28 method", data=method)
-                answer = handler(msg_id, params)
-                self._pending.append(answer)  # after the handler: a flush inside it swaps the list
-                return
-            if method == "tools/call":  # the hot path, without the table
-                answer = self._call(msg_id, params, self.revision, False)
-            else:
-                handler = self._handshake.get(method)
-                if handler is None:
-                    raise MethodNotFound(repr(method), data=method)
-                answer = handler(msg_id, params)
-            self._pending.append(answer)
+            answer = self._route(msg_id, method, params)
+            if answer is not None:  # None: the lane answers it when its work is done
+                self._pending.append(answer)
         except ProtocolError as exc:
             msg_id = getattr(exc, "id", msg_id)  # classify() names the id of a request it refused
             self._pending.append(error_line(msg_id, exc.to_error()))
@@ -289,6 +291,29 @@ class Server:
             _log_exception(exc)
             if msg_id is not None:
                 self._pending.append(error_line(msg_id, InternalError(repr(exc)).to_error()))
+
+    def _route(self, msg_id: Any, method: str, params: Any) -> bytes | None:
+        """The one route of a request to its handler: the era (per request), then the method."""
+        if params is not None and "_meta" in params and is_stateless(method, params):
+            check_envelope(params)
+            handler = self._stateless.get(method)
+            if handler is None:
+                raise MethodNotFound(f"{method!r} is not a 2026-07-28 method", data=method)
+        else:
+            handler = self._handshake.get(method)
+            if handler is None:
+                raise MethodNotFound(repr(method), data=method)
+        return handler(msg_id, params)
+
+    def on_notification(self, method: str, params: Any) -> None:
+        """A notification: `notifications/cancelled` cancels a running async call; the rest is absorbed."""
+        if method == "notifications/cancelled" and type(params) is dict:
+            target = params.get("requestId")
+            if type(target) in _ID_TYPES:
+                self.lane.cancel(target)
+
+    def on_response(self, msg: dict[str, Any]) -> None:
+        """A response from the client: this server sends no requests, so it answers nothing and is dropped."""
 
     def _serve_batch(self, batch: list[Any], line: bytes) -> None:
         """A JSON-RPC batch (2025-03-26): each member handled as a line of its own, the answers to its
@@ -311,8 +336,7 @@ class Server:
                 refusal = InvalidRequest("initialize cannot be part of a batch", fix="send initialize alone")
                 answers.append(error_line(member["id"], refusal.to_error()))
             else:
-                exact = encode(member) if type(member) is dict and type(member.get("id")) is float else b""
-                self._handle(member, exact, 0, None)
+                self._handle(member, b"", 0, None)
                 answers += self._pending
         self._pending = [b"[" + b",".join(answers) + b"]"] if answers else []
 
@@ -339,9 +363,6 @@ class Server:
         _check_cursor(params)
         return raw_result_line(msg_id, self._list_answers()[1])
 
-    def _tools_call(self, msg_id: Any, params: Any) -> bytes:
-        return self._call(msg_id, params, self.revision, False)
-
     # -- stateless era (2026-07-28) ---------------------------------------------------------------
 
     def _discover_result(self) -> dict[str, Any]:
@@ -364,9 +385,6 @@ class Server:
         _check_cursor(params)
         return raw_result_line(msg_id, self._list_answers()[2])
 
-    def _tools_call_stateless(self, msg_id: Any, params: Any) -> bytes:
-        return self._call(msg_id, params, _MODERN, True)
-
     def _list_answers(self) -> tuple[int, bytes, bytes]:
         """The tools/list results, serialised once per change of the ToolSet."""
         lists = self._lists
@@ -379,95 +397,67 @@ class Server:
 
     # -- tools/call -------------------------------------------------------------------------------
 
-    def _fast_call(self, msg: Any) -> bytes | None:
-        """The common `tools/call` (handshake era, no `_meta`, valid arguments) answered without the
-        general dispatch; None, before anything ran, for every other message: `_handle` takes it."""
-        try:  # orjson gives plain dicts: a missing key or a value of another kind ends the short path
-            if msg["method"] != "tools/call" or msg["jsonrpc"] != "2.0":
+    def _plan(self, name: str) -> _Plan | None:
+        """The route's decisions for a tool name, cached until the ToolSet changes."""
+        if self._plans_of != self.tools.revision:
+            self._plans = {}
+            self._plans_of = self.tools.revision
+        plan = self._plans.get(name)
+        if plan is None:
+            entry = self.tools.entry(name)
+            if entry is None:
                 return None
-            params = msg["params"]
-            msg_id = msg["id"]
-            name = params["name"]
-            entry = self._entries[name]  # only str names are registered: a found name is a str
-        except (KeyError, TypeError):
-            return None
-        if type(params) is not dict or "_meta" in params or type(msg_id) not in _ID_TYPES:
-            return None
-        args = params.get("arguments")
-        if args is None:
-            args = {}
-        elif type(args) is not dict:
-            return None
-        if entry.check(args) is not None:
-            return None
-        try:
-            return self._execute(msg_id, entry, name, args, self.revision, False)
-        except Exception as exc:  # a fault of ours (the capture refused, say) answers -32603, as in _handle
-            _log_exception(exc)
-            return error_line(msg_id, InternalError(repr(exc)).to_error())
+            self._plans[name] = plan = _Plan(entry)
+        return plan
 
-    def _call(self, msg_id: Any, params: Any, revision: str, stateless: bool) -> bytes:
+    def _call(self, msg_id: Any, params: Any, stateless: bool = False) -> bytes | None:
+        """tools/call, in either era: check the call, then run the tool (sync here, async on the lane)."""
+        revision = _MODERN if stateless else self.revision
         if params is None or type(name := params.get("name")) is not str:
             raise InvalidParams("tools/call needs params.name (a string)")
-        entry = self._tool_entry(name)
-        if entry is None:
+        plan = self._plans.get(name) if self._plans_of == self.tools.revision else None
+        if plan is None and (plan := self._plan(name)) is None:
             raise MethodNotFound(f"no tool named {name!r}; tools/list names the tools", data=name)
         args = params.get("arguments")
         if args is None:
             args = {}
         elif type(args) is not dict:
             raise InvalidParams("tools/call params.arguments must be an object")
+        entry = plan.entry
         reason = entry.check(args)
         if reason is not None:
             report = f"invalid arguments for tool {name!r}: {reason}"
-            return self._answer(msg_id, name, report, True, None, revision, stateless)
-        return self._run(msg_id, entry, name, args, params.get("_meta"), revision, stateless)
-
-    def _answer(
-        self, msg_id: Any, name: str, report: str, is_error: bool, structured: Any, revision: str, stateless: bool
-    ) -> bytes:
-        result: dict[str, Any] = {"content": [{"type": "text", "text": report}], "isError": is_error}
-        if structured is not None and has_structured_content(revision):
-            result["structuredContent"] = structured
-        if stateless:
-            result["resultType"] = "complete"
-            result["_meta"] = self._stamp
+            return self._answer(msg_id, name, ToolOutput(report, True), "", revision, stateless)
+        reporter = self._reporter(params["_meta"], revision) if "_meta" in params else None
+        if entry.awaitable is not None:
+            self.lane.submit(msg_id, self._run_async(msg_id, entry, name, args, reporter, revision, stateless))
+            return None
+        if reporter is None:
+            return self._run_sync(msg_id, plan, name, args, revision, stateless)
+        activate(reporter)
         try:
-            return dumps({"jsonrpc": "2.0", "id": msg_id, "result": result})
-        except TypeError:
-            pass
-        try:  # an id beyond 64 bits, or a lone surrogate in the report
-            return result_line(msg_id, result)
-        except TypeError as exc:
-            result.pop("structuredContent", None)
-            result["content"] = [{"type": "text", "text": f"tool {name!r} returned a value that is not JSON: {exc}"}]
-            result["isError"] = True
-            return result_line(msg_id, result)
-
-    def _run(
-        self, msg_id: Any, entry: _Entry, name: str, args: dict[str, Any], meta: Any, revision: str, stateless: bool
-    ) -> bytes:
-        """`_execute`, with a progress reporter for the run when the request carries a token."""
-        reporter = None
-        if meta is not None and type(meta) is dict:
-            token = meta.get("progressToken")
-            if type(token) is str or type(token) is int:
-                reporter = ProgressReporter(token, self._send_progress, has_progress_message(revision))
-                activate(reporter)
-        try:
-            return self._execute(msg_id, entry, name, args, revision, stateless)
+            return self._run_sync(msg_id, plan, name, args, revision, stateless)
         finally:
-            if reporter is not None:
-                reporter.close()  # nothing for this request may follow its response
-                activate(None)
+            reporter.close()  # nothing for this request may follow its response
+            activate(None)
 
-    def _execute(
-        self, msg_id: Any, entry: _Entry, name: str, args: dict[str, Any], revision: str, stateless: bool
+    def _reporter(self, meta: Any, revision: str) -> ProgressReporter | None:
+        """A progress reporter for the call, when its request carries a token."""
+        if meta is None or type(meta) is not dict:
+            return None
+        token = meta.get("progressToken")
+        if type(token) is not str and type(token) is not int:
+            return None
+        return ProgressReporter(token, self._send_progress, has_progress_message(revision))
+
+    def _run_sync(
+        self, msg_id: Any, plan: _Plan, name: str, args: dict[str, Any], revision: str, stateless: bool
     ) -> bytes:
-        """Run a tool inside the capture guard; its answer, the captured stderr appended to the report."""
-        if self._pending and not entry.quick:
+        """Run a sync tool inside the capture guard; its answer, the captured stderr appended."""
+        if self._pending and not plan.quick:
             self._flush()
         started = perf_counter()
+        entry = plan.entry
         window = self._window
         if window is not None:
             window.begin()
@@ -483,8 +473,8 @@ class Server:
             else:
                 with self._stdin_guard():
                     output = direct(**args) if direct is not None else entry.run(args)
-            if type(output) is not str:
-                output = as_output(output)  # a ToolOutput comes back as it is
+            if type(output) is not str:  # a str is the report as it is
+                output = as_output(output)
         except (Exception, SystemExit) as exc:
             failure = exc
             output = ToolOutput(_failure_text(name, exc), True)
@@ -493,30 +483,57 @@ class Server:
                 captured = window.end(self.stderr_limit)
             else:
                 guard.__exit__(None, None, None)
-        entry.quick = perf_counter() - started < _QUICK_SECONDS
+        plan.quick = perf_counter() - started < _QUICK_SECONDS
         if failure is not None:
             _log_exception(failure)
             if window is not None:
                 window.forward()  # the traceback reaches the host's log now, not at the next call
-        text = captured.text
+        return self._answer(msg_id, name, output, captured.text, revision, stateless)
+
+    async def _run_async(
+        self, msg_id: Any, entry: Entry, name: str, args: dict[str, Any], reporter: ProgressReporter | None,
+        revision: str, stateless: bool,
+    ) -> bytes:
+        """Await an async tool on the lane (no capture: calls overlap); its answer."""
+        activate(reporter)  # this task's own context: concurrent calls each see their reporter
+        try:
+            output = as_output(await entry.awaitable(args))  # type: ignore[misc]
+        except (Exception, SystemExit) as exc:
+            _log_exception(exc)
+            output = ToolOutput(_failure_text(name, exc), True)
+        finally:
+            if reporter is not None:
+                reporter.close()
+        return self._answer(msg_id, name, output, "", revision, stateless)
+
+    def _answer(
+        self, msg_id: Any, name: str, output: ToolOutput | str, stderr: str, revision: str, stateless: bool
+    ) -> bytes:
+        """The tools/call result: the report (with the call's stderr), isError, structured content."""
         if type(output) is str:
-            if not text and not stateless:
-                try:  # the common answer, in the bytes orjson gives for the whole object
-                    return b"".join((_ANSWER_HEAD, dumps(msg_id), _ANSWER_TEXT, dumps(output), _ANSWER_TAIL))
-                except TypeError:  # an id beyond 64 bits, a lone surrogate: the general encoder says how
-                    pass
             report, is_error, structured = output, False, None
         else:
-            report, is_error, structured = output.report, output.is_error, output.structured
-        if text:
-            report = f"{report}\n\n--- stderr ---\n{text}" if report else f"--- stderr ---\n{text}"
-        return self._answer(msg_id, name, report, is_error, structured, revision, stateless)
+            report, is_error, structured = output.report, output.is_error, output.structured  # type: ignore[union-attr]
+        if stderr:
+            report = f"{report}\n\n--- stderr ---\n{stderr}" if report else f"--- stderr ---\n{stderr}"
+        result: dict[str, Any] = {"content": [{"type": "text", "text": report}], "isError": is_error}
+        if structured is not None and has_structured_content(revision):
+            result["structuredContent"] = structured
+        if stateless:
+            result["resultType"] = "complete"
+            result["_meta"] = self._stamp
+        try:
+            return encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
+        except TypeError as exc:
+            result.pop("structuredContent", None)
+            result["content"] = [{"type": "text", "text": f"tool {name!r} returned a value that is not JSON: {exc}"}]
+            result["isError"] = True
+            return result_line(msg_id, result)
 
     def _send_progress(self, params: dict[str, Any]) -> None:
-        if self._dead:
-            return
-        self._pending.append(notification_line("notifications/progress", params))
-        self._flush()
+        if threading.current_thread() is threading.main_thread() and self._pending:
+            self._flush()  # answers queued ahead of this call go first
+        self.notify("notifications/progress", params)
 
 
 def _log_exception(exc: BaseException) -> None:
@@ -541,40 +558,31 @@ def _check_cursor(params: Any) -> None:
 
 
 def _decode(line: Any, max_line: int) -> tuple[Any, bytes]:
-    """(decoded message or the ProtocolError to answer, the raw line)."""
+    """The one decoder: (the message, or the ProtocolError to answer; the raw line)."""
     if type(line) is bytes and len(line) <= max_line:
         try:
-            return loads(line), line
+            msg = loads(line)
         except JSONDecodeError:
-            pass
-    elif type(line) is not bytes:
+            try:
+                return decode(line), line
+            except ParseError as exc:
+                return exc, line
+        # orjson reads an integer beyond 64 bits as a float: read such a line again, exactly
+        if type(msg) is dict and type(msg.get("id")) is float:
+            return decode_exact(line), line
+        return msg, line
+    if type(line) is not bytes:
         return (line if isinstance(line, ProtocolError) else InvalidRequest("unreadable line")), b""
-    else:
-        return LineTooLong(max_line), b""
-    try:
-        return decode(line), line
-    except ParseError as exc:
-        return exc, line
+    return LineTooLong(max_line), b""
 
 
-def _line_reader(transport: Any) -> Callable[[], list[Any] | None]:
-    def read_batch() -> list[Any] | None:
-        try:
-            line = transport.read_line()
-        except LineTooLong as exc:
-            return [exc]
-        return None if line is None else [line]
-
-    return read_batch
-
-
-def _line_writer(transport: Any) -> Callable[[list[bytes]], None]:
-    def write_lines(lines: list[bytes]) -> None:
-        for line in lines:
-            transport.write_line(line)
-
-    return write_lines
-
-
-def _no_writer(lines: list[bytes]) -> None:
-    raise ChannelClosed("the server is not running")
+def _cancel_target(msg: Any) -> Any:
+    """The request id a valid `notifications/cancelled` names; None for anything else (a malformed
+    notification is absorbed and cancels nothing)."""
+    if type(msg) is dict and msg.get("method") == "notifications/cancelled" and msg.get("id") is None \
+            and msg.get("jsonrpc") == "2.0":
+        params = msg.get("params")
+        target = params.get("requestId") if type(params) is dict else None
+        if type(target) in _ID_TYPES:
+            return target
+    return None

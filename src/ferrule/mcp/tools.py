@@ -3,11 +3,13 @@
 A tool is `descriptor()` (name, description, inputSchema) plus `run(args) -> ToolOutput`. The
 registry maps name -> tool; the last registration of a name wins; `descriptors()` are sorted by name.
 Each descriptor is read and checked once, when the tool is registered, and its inputSchema compiled
-into the argument check the server runs before every call.
+into the argument check the server runs before every call. `entry(name)` gives the server what it
+needs per call (`Entry`), computed once per registration.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, runtime_checkable
 
@@ -16,7 +18,7 @@ from .function import FunctionTool
 from .output import ToolOutput
 from .validate import Check, compile_arguments
 
-__all__ = ["Tool", "ToolOutput", "ToolSet"]  # ToolOutput re-exported for tools written against this module
+__all__ = ["Entry", "Tool", "ToolOutput", "ToolSet"]  # ToolOutput re-exported for tools written against this module
 
 
 @runtime_checkable
@@ -26,10 +28,10 @@ class Tool(Protocol):
     def run(self, args: dict[str, Any]) -> ToolOutput: ...
 
 
-class _Entry:
-    """A registered tool with what the server needs per call, computed once."""
+class Entry:
+    """A registered tool with what a server needs per call, computed once. Read-only for servers."""
 
-    __slots__ = ("tool", "descriptor", "check", "run", "direct", "quick")
+    __slots__ = ("tool", "descriptor", "check", "run", "direct", "awaitable")
 
     def __init__(self, tool: Tool, descriptor: dict[str, Any], check: Check) -> None:
         self.tool = tool
@@ -39,8 +41,13 @@ class _Entry:
         self.run = tool.invoke if isinstance(tool, FunctionTool) else tool.run
         # The function itself, when calling it with the arguments as keywords is all `invoke` does.
         self.direct = tool.direct() if isinstance(tool, FunctionTool) else None
-        # Whether its last run was fast: answers queued ahead of a fast tool wait for the batch write.
-        self.quick = False
+        # args -> coroutine, for a tool whose work is async (an `async def` function, or an async `run`):
+        # the server awaits it on its loop, concurrently with other calls.
+        self.awaitable: Callable[[dict[str, Any]], Any] | None = None
+        if isinstance(tool, FunctionTool):
+            self.awaitable = tool.awaitable if tool.is_async else None
+        elif inspect.iscoroutinefunction(tool.run):
+            self.awaitable = tool.run
 
 
 def _checked_descriptor(tool: Any) -> dict[str, Any]:
@@ -66,7 +73,7 @@ class ToolSet:
     """name -> tool; the last registration of a name wins."""
 
     def __init__(self, tools: Iterable[Any] = ()) -> None:
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[str, Entry] = {}
         self.revision = 0  # bumped on every change, so a cached tools/list answer knows it is stale
         for tool in tools:
             self.add(tool)
@@ -78,7 +85,7 @@ class ToolSet:
                 raise InvalidTool(f"{tool!r} is neither a Tool (descriptor() and run()) nor a function")
             tool = FunctionTool(tool)
         descriptor = _checked_descriptor(tool)
-        self._entries[descriptor["name"]] = _Entry(tool, descriptor, compile_arguments(descriptor["inputSchema"]))
+        self._entries[descriptor["name"]] = Entry(tool, descriptor, compile_arguments(descriptor["inputSchema"]))
         self.revision += 1
         return tool
 
@@ -88,6 +95,10 @@ class ToolSet:
             return self.add(FunctionTool(f, **options))
 
         return register(fn) if fn is not None else register
+
+    def entry(self, name: str) -> Entry | None:
+        """What a server needs to call the tool of this name; None when there is none."""
+        return self._entries.get(name)
 
     def get(self, name: str) -> Tool | None:
         entry = self._entries.get(name)

@@ -1,36 +1,48 @@
 """The transport seam (MCP-CORE section 2): `read_line` / `write_line`, stdio for production and a
 scripted replay for tests.
 
-A transport may also offer `read_batch()` (every complete line one read brought, or None at end of
-input) and `write_lines(lines)` (one write for them all); the server uses those when present, which
-is what lets one read of many pipelined requests be answered with one write. Either read may hand
-back a `LineTooLong` in place of a line that broke the bound; the server answers it and goes on.
-Two flags tell the server about the process around it: `stdin_is_private` (fd 0 is already away from
-tools) and `session_capture` (the transport owns the process's stdio for the run, so one capture
-session can stay open for every call instead of a capture per call).
+`Transport` is the base class the server serves: a subclass gives `read_line` and `write_line`, and
+may override `read_batch()` (every complete line one read brought, or None at end of input) and
+`write_lines(lines)` (one write for them all), which is what lets one read of many pipelined requests
+be answered with one write. Either read may hand back a `LineTooLong` in place of a line that broke
+the bound; the server answers it and goes on. Two flags tell the server about the process around it:
+`stdin_is_private` (fd 0 is already away from tools) and `session_capture` (the transport owns the
+process's stdio for the run, so one capture session can stay open for every call instead of a
+capture per call). Any object with `read_line` and `write_line` (a `LineChannel`) is served through
+`LineTransport`, which gives it the defaults.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections import deque
 from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from orjson import dumps, loads
 
+from ferrule._capture_shared import STDOUT_FOLLOWS, dup_private, flush_stream
+from ferrule.fastframe import DEFAULT_MAX_LINE
+
 from .errors import ChannelClosed, LineTooLong
 
-__all__ = ["DEFAULT_MAX_LINE", "ReplayTransport", "StdioTransport", "Transport"]
+if sys.platform == "win32":
+    from ferrule._capture_shared import STD_OUTPUT_HANDLE, point_std_handle
 
-DEFAULT_MAX_LINE = 64 * 1024 * 1024
+__all__ = [
+    "DEFAULT_MAX_LINE", "LineChannel", "LineTransport", "ReplayTransport", "StdioTransport", "StdoutClaim", "Transport",
+]
 # A pipe holds 64 KiB, so a larger read rarely brings more; and a read buffer above malloc's mmap
 # threshold (128 KiB) would cost an mmap, mremap and munmap on every read.
 _READ_SIZE = 1 << 16
 
 
 @runtime_checkable
-class Transport(Protocol):
+class LineChannel(Protocol):
+    """The least a transport needs: one line in, one line out."""
+
     def read_line(self) -> bytes | None:
         """The next line without its newline; None at end of input. May raise ChannelClosed."""
 
@@ -38,13 +50,63 @@ class Transport(Protocol):
         """Send one line (the newline is added). Raises ChannelClosed when the peer is gone."""
 
 
-class StdioTransport:
+class Transport:
+    """What the server serves. Subclasses give `read_line` and `write_line`; the rest has defaults."""
+
+    #: fd 0 is already away from tools: the server need not point it at /dev/null around each call.
+    stdin_is_private: bool = False
+    #: The process's stdio is the server's for the run: one capture session serves every call.
+    session_capture: bool = False
+
+    def read_line(self) -> bytes | None:
+        """The next line without its newline; None at end of input. May raise ChannelClosed."""
+        raise NotImplementedError
+
+    def write_line(self, line: bytes) -> None:
+        """Send one line (the newline is added). Raises ChannelClosed when the peer is gone."""
+        raise NotImplementedError
+
+    def read_batch(self) -> list[Any] | None:
+        """Every complete line one read brought (LineTooLong in place of an over-long one); None at EOF."""
+        try:
+            line = self.read_line()
+        except LineTooLong as exc:
+            return [exc]
+        return None if line is None else [line]
+
+    def write_lines(self, lines: list[bytes]) -> None:
+        """Send the lines, in order (one write where the transport can)."""
+        for line in lines:
+            self.write_line(line)
+
+    def close(self) -> None:
+        """Give back what the transport took (called by the server only for a transport it made)."""
+
+
+class LineTransport(Transport):
+    """A `LineChannel` served as a Transport: its two methods, the defaults for the rest."""
+
+    def __init__(self, channel: LineChannel) -> None:
+        self._channel = channel
+        self.stdin_is_private = bool(getattr(channel, "stdin_is_private", False))
+        self.session_capture = bool(getattr(channel, "session_capture", False))
+
+    def read_line(self) -> bytes | None:
+        return self._channel.read_line()
+
+    def write_line(self, line: bytes) -> None:
+        self._channel.write_line(line)
+
+
+class StdioTransport(Transport):
     """Frames on stdio: lines read from fd 0, answers written to a private duplicate of fd 1.
 
     At construction fd 1 is duplicated to a close-on-exec descriptor for frames and pointed at fd 2,
     so a stray `print()` or a child's stdout cannot corrupt the channel; likewise the input moves to
     a private close-on-exec descriptor and fd 0 is pointed at /dev/null while serving, so a tool
-    (or its children) can neither prompt nor swallow protocol bytes. `close()` gives fd 0 back.
+    (or its children) can neither prompt nor swallow protocol bytes. Both are claims (`StdoutClaim`
+    for fd 1): one transport at a time holds them, and `close()` gives fd 0 and fd 1 back, so an
+    embedder has its stdio again after a run.
     """
 
     # The server need not point fd 0 at /dev/null around each call: it already is.
@@ -53,14 +115,19 @@ class StdioTransport:
     session_capture = True
 
     def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
-        from ferrule.capture import private_stdin, private_stdout, stdin_from_devnull
+        from ferrule.capture import private_stdin, stdin_from_devnull
         from ferrule.fastframe import FrameTooLarge, LineFramer
 
         self._too_large = FrameTooLarge
         self._framer = LineFramer(max_line)
         self.max_line = max_line
-        self._out = private_stdout()
-        self._in = private_stdin()
+        self._claim = StdoutClaim()
+        self._out = self._claim.fd
+        try:
+            self._in = private_stdin()
+        except BaseException:
+            self._claim.release()
+            raise
         self._devnull: Any = stdin_from_devnull()
         self._devnull.__enter__()
         self._queue: list[Any] = []
@@ -135,14 +202,64 @@ class StdioTransport:
             raise _closed(exc) from exc
 
     def close(self) -> None:
-        """Give fd 0 back (the frame descriptors stay: fd 1 remains private for the process)."""
+        """Give fd 0 and fd 1 back (idempotent)."""
         if self._devnull is not None:
             self._devnull.__exit__(None, None, None)
             self._devnull = None
             os.close(self._in)
+        self._claim.release()
 
 
-class ReplayTransport:
+class StdoutClaim:
+    """fd 1 for protocol frames only, for as long as the claim is held.
+
+    `fd` is a private close-on-exec duplicate of fd 1 (>= 3) that carries the frames; fd 1 points at
+    fd 2 meanwhile, and captures follow it (a tool's stray prints land in its report). One claim at a
+    time in a process: a second is refused with RuntimeError while the first is held. `release()`
+    points fd 1 back at the wire first and only then gives up the claim and closes the duplicate, so
+    a release that failed keeps the claim (the next transport is refused, never handed a diverted
+    fd 1). Idempotent.
+    """
+
+    def __init__(self) -> None:
+        with _claims_lock:
+            if 1 in _claims:
+                raise RuntimeError("fd 1 is already claimed by another stdio transport in this process; "
+                                   "close that transport first")
+            flush_stream(sys.stdout)  # what was printed before the claim goes where fd 1 pointed then
+            self.fd = dup_private(1)
+            try:
+                _point(1, 2)
+            except BaseException:
+                os.close(self.fd)
+                raise
+            _claims[1] = self.fd
+            STDOUT_FOLLOWS[0] = 1
+        self._held = True
+
+    def release(self) -> None:
+        with _claims_lock:
+            if not self._held:
+                return
+            flush_stream(sys.stdout)  # prints made during the claim belong on stderr, not on the wire
+            _point(1, self.fd)  # raises on failure: the claim stays registered
+            del _claims[1]
+            STDOUT_FOLLOWS[0] = 0
+            self._held = False
+            os.close(self.fd)
+
+
+_claims: dict[int, int] = {}  # a claimed standard fd -> the private duplicate carrying its wire
+_claims_lock = threading.Lock()
+
+
+def _point(fd: int, target: int) -> None:
+    os.dup2(target, fd)
+    if sys.platform == "win32":  # children inherit the handle, not the fd
+        point_std_handle(STD_OUTPUT_HANDLE, fd)
+
+
+class ReplayTransport(Transport):
     """Scripted input, recorded output: the whole loop under test with no host near.
 
     `script` items are lines (bytes, str, or a dict/list encoded as JSON), a `LineTooLong` to stand

@@ -7,10 +7,16 @@ them onto the op's params (docs/PROTOCOL.md section 3), runs the op on the serve
 session, and answers the rendered report beside the relay's result object. A relay error is an
 `isError` result carrying the error's kind and recipe, never a protocol error: the agent reads it and
 acts on it.
+
+The tools are async: the server runs them on its event loop, so `ping` is answered and
+`notifications/cancelled` is honoured while the analyzer works. The relay session itself stays
+blocking and one op at a time (SharedRelay's lock), so each op runs in a worker thread; progress
+reaches the call through the context the thread inherits.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -162,12 +168,12 @@ class RelayTool:
     def descriptor(self) -> dict[str, Any]:
         return self._descriptor
 
-    def run(self, args: dict[str, Any]) -> ToolOutput:
+    async def run(self, args: dict[str, Any]) -> ToolOutput:
         try:
             params = self._build_params(args)
         except ArgumentError as wrong:
             return argument_error(self.name, self._descriptor["inputSchema"], str(wrong))
-        outcome = self.relay.call(self.op, params, progress=progress)
+        outcome = await asyncio.to_thread(self.relay.call, self.op, params, progress=progress)
         if outcome.error is not None:
             record = for_tools(outcome.error, self.name, self._descriptor["inputSchema"])
             return error_output(record, tool=self.name, retried=outcome.retried, restarted=outcome.restarted)

@@ -1,0 +1,74 @@
+"""The drop-in: one app object under its SDK's own stdio run and under `ferrule run`.
+
+For an official SDK 2.x `MCPServer` and a fastmcp app (bench/peers/mcpserver_echo.py and
+fastmcp_echo.py, each serving the `echo` tool), measured with bench_mcp.py's drivers and figures:
+lockstep tools/call (requests/s, p50), pipelined responses/s, server CPU per call, start-up to the
+`initialize` answer and peak RSS. Both runs of an app serve the same object with the same SDK
+semantics (ferrule runs the SDK's own request kernel); what differs is the transport, the loop and
+the encoding.
+
+Run: `python bench/bench_dropin.py [--quick]`, or `python bench/run.py --only bench_dropin`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bench_mcp  # noqa: E402
+from _report import print_table  # noqa: E402
+
+APPS = {"MCPServer": "mcpserver_echo.py", "fastmcp": "fastmcp_echo.py"}
+
+
+class RunPeer(bench_mcp.Peer):
+    """The app under `ferrule run` (through the peers' shim, which is what the console script does)."""
+
+    def __init__(self, name: str, app: str) -> None:
+        super().__init__(name, "ferrule_run.py")
+        self.app = app
+
+    def env(self) -> dict[str, str]:
+        return {**super().env(), "FERRULE_RUN_APP": self.app}
+
+
+def peers() -> list[tuple[str, bench_mcp.Peer, bench_mcp.Peer]]:
+    return [(kind, bench_mcp.Peer(f"{kind}, its SDK's stdio", app), RunPeer(f"{kind}, ferrule run", app))
+            for kind, app in APPS.items()]
+
+
+def main(quick: bool = False) -> dict[str, bench_mcp.Figures]:
+    pairs = peers()
+    results = bench_mcp.run([p for _, sdk, ours in pairs for p in (sdk, ours)], quick)
+    rows, checks = [], []
+    for kind, sdk_peer, our_peer in pairs:
+        sdk, ours = results[sdk_peer.name], results[our_peer.name]
+        for peer, f in ((sdk_peer, sdk), (our_peer, ours)):
+            rows.append([peer.name, f.lockstep_rate, f"{f.lockstep_rate / sdk.lockstep_rate:.1f}x", f.percentile(0.5),
+                         f.lockstep_cpu, f.pipelined_rate, f"{f.pipelined_rate / sdk.pipelined_rate:.1f}x",
+                         statistics.median(f.startup) * 1e3, f.rss / 2**20])
+        checks.append([f"{kind}: lockstep vs its SDK's stdio", ">= 10x", ours.lockstep_rate / sdk.lockstep_rate, 10.0])
+        checks.append([f"{kind}: pipelined vs its SDK's stdio", ">= 30x", ours.pipelined_rate / sdk.pipelined_rate, 30.0])
+    print_table(
+        "The drop-in: one app under its SDK's stdio and under ferrule run" + (" (quick)" if quick else ""),
+        ["server", "lockstep req/s", "vs SDK", "p50 µs", "CPU/call µs (lockstep)", "pipelined resp/s", "vs SDK",
+         "start-up ms", "peak RSS MB"],
+        rows,
+        f"Python {sys.version.split()[0]}, {bench_mcp.versions()}. Rates: median of interleaved rounds; CPU per "
+        "call: the child's rusage minus an idle run's.",
+    )
+    print_table("ferrule run against its targets", ["figure", "target", "measured", ""],
+                [[figure, target, f"{value:.1f}x", "met" if value >= bound else "NOT met"]
+                 for figure, target, value, bound in checks])
+    return results
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a short run (CI)")
+    main(parser.parse_args().quick)

@@ -1,0 +1,254 @@
+"""An app of the official MCP SDK (2.x), served on ferrule's loop with the SDK's own semantics.
+
+Every SDK 2.x app comes down to a low-level `mcp.server.lowlevel.Server`: `MCPServer` holds one,
+fastmcp's `FastMCP` holds one (`LowLevelServer`), and a low-level app is one. Its `ServerRunner`
+is the SDK's per-connection kernel: given `(dispatch context, method, params)` it validates the
+request for the connection's revision, runs the app's middleware and handler, and shapes the result
+for the wire (cache hints, the revision's sieve, the 2026 stamp). ferrule replaces what is around
+it: the transport, the read loop, the concurrency and the JSON encoding. So tools, their argument
+validation, `Context` injection, structured output, resources, prompts and completion all behave as
+the app's own registries say.
+
+Eras are chosen per request, as everywhere in ferrule: a request carrying the 2026-07-28 envelope
+is served statelessly (the SDK's envelope ladder, then a born-ready connection, as the SDK's modern
+loop does); every other request belongs to the one handshake-era connection of the process.
+`initialize` is handled before the next line is read (the SDK also runs it inline); every other
+request and notification runs on the async lane, concurrently.
+
+Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
+channel in the handshake era, and the client's answer (routed back by its id) resumes the waiting
+tool; the 2026-07-28 era has no server-to-client requests, so there the tool gets the SDK's own
+`NoBackChannelError`, as under the SDK. Notifications (log messages, progress) are sent in both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import Future
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
+
+import anyio
+from mcp.server.connection import Connection, NotifyOnlyOutbound
+from mcp.server.lowlevel.server import Server as LowLevelServer
+from mcp.server.runner import ServerRunner, modern_error_data, serve_one
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
+from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data, progress_token_from_params
+from mcp.shared.transport_context import TransportContext
+from mcp_types import INTERNAL_ERROR, REQUEST_TIMEOUT, ErrorData
+
+from ..eras import is_stateless
+from ..server import Server
+from ..wire import encode, error_line, result_line
+
+__all__ = ["SdkServer"]
+
+_STDIO = TransportContext(kind="stdio", can_send_request=False)
+_DUPLEX = TransportContext(kind="stdio", can_send_request=True)
+Lifespan = Callable[[], AbstractAsyncContextManager[Any]]
+
+
+class _Outbound:
+    """The connection-scoped channel: notifications, and requests to the client."""
+
+    can_send_request = True
+
+    def __init__(self, server: SdkServer) -> None:
+        self._server = server
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> None:
+        self._server.notify(method, dict(params or {}))
+
+    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> dict[str, Any]:
+        if not self.can_send_request:
+            raise NoBackChannelError(method)
+        return await self._server.request(method, params, opts)
+
+
+class _Exchange(_Outbound):
+    """The SDK's `DispatchContext` for one inbound message on ferrule's channel."""
+
+    message_metadata = None
+
+    def __init__(self, server: SdkServer, request_id: Any, params: Mapping[str, Any] | None, modern: bool) -> None:
+        super().__init__(server)
+        self.can_send_request = not modern  # 2026-07-28 has no server-to-client requests
+        self.transport = _STDIO if modern else _DUPLEX
+        self.request_id = request_id
+        self._token = progress_token_from_params(params)
+        self.cancel_requested = anyio.Event()
+        self.closed = False
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> None:
+        if not self.closed:  # nothing for a request may follow its answer
+            await super().notify(method, params, opts)
+
+    async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        if self._token is None:
+            return
+        params: dict[str, Any] = {"progressToken": self._token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self.notify("notifications/progress", params)
+
+
+class SdkServer(Server):
+    """A low-level SDK `Server` (`app`) served by ferrule. `lifespans` are entered, in order, for
+    the run (the low-level server's own is entered last, as its `run()` does)."""
+
+    def __init__(self, app: LowLevelServer[Any], lifespans: list[Lifespan], *, label: str) -> None:
+        super().__init__(app.name, app.version or "", instructions=app.instructions)
+        self.app = app
+        self.label = label
+        self._lifespans = [*lifespans, lambda: app.lifespan(app)]
+        self._outbound = _Outbound(self)
+        self._state: Any = None
+        self._stop: anyio.Event | None = None
+        self._legacy: ServerRunner[Any] | None = None
+        self._last_request_id = 0
+        self._waiting: dict[Any, asyncio.Future[dict[str, Any]]] = {}  # touched on the lane only
+        self._exchanges: dict[Any, _Exchange] = {}  # the requests running, by id; on the lane only
+
+    # -- lifecycle: the app's lifespans are held open on the lane for the whole run ---------------
+
+    def started(self) -> None:
+        entered: Future[Any] = Future()
+        self.lane.spawn(self._hold_lifespans(entered))
+        self._state = entered.result()  # a lifespan that raised ends the run here, with its error
+        self._legacy = ServerRunner(self.app, Connection.for_loop(self._outbound), self._state)
+
+    async def _hold_lifespans(self, entered: Future[Any]) -> None:
+        self._stop = stop = anyio.Event()
+        try:
+            async with AsyncExitStack() as stack:
+                state = None
+                for lifespan in self._lifespans:
+                    state = await stack.enter_async_context(lifespan())
+                entered.set_result(state)
+                await stop.wait()
+        except BaseException as exc:
+            if not entered.done():
+                entered.set_exception(exc)
+            else:
+                raise
+
+    def stopping(self) -> None:
+        try:
+            self.lane.drain()
+            if self._stop is not None:
+                self.lane.call(_set(self._stop))
+        finally:
+            super().stopping()
+
+    # -- requests and notifications ------------------------------------------------------------
+
+    def _route(self, msg_id: Any, method: str, params: Any) -> bytes | None:
+        if method == "initialize":  # before the next line is read: later requests see its outcome
+            return self.lane.call(self._respond(msg_id, method, params))
+        self.lane.submit(msg_id, self._respond(msg_id, method, params))
+        return None
+
+    async def _respond(self, msg_id: Any, method: str, params: Any) -> bytes | None:
+        modern = params is not None and is_stateless(method, params)
+        exchange = _Exchange(self, msg_id, params, modern)
+        self._exchanges[msg_id] = exchange
+        try:
+            if modern:
+                result = await self._serve_modern(exchange, method, params)
+            else:
+                assert self._legacy is not None
+                result = await self._legacy.on_request(exchange, method, params)
+        except Exception as exc:
+            error = handler_exception_to_error_data(exc)
+            if error is None:
+                # The SDK sends code 0 in the handshake era; JSON-RPC's code for a fault is -32603.
+                error = modern_error_data(exc) if modern else _internal(exc)
+            return error_line(msg_id, error.model_dump(mode="json", exclude_none=True))
+        finally:
+            exchange.closed = True
+            if self._exchanges.get(msg_id) is exchange:
+                del self._exchanges[msg_id]
+        return result_line(msg_id, result)
+
+    async def _serve_modern(self, exchange: _Exchange, method: str, params: Any) -> dict[str, Any]:
+        route = classify_inbound_request({"method": method, "params": params})
+        if isinstance(route, InboundLadderRejection):
+            raise MCPError(code=route.code, message=route.message, data=route.data)
+        connection = Connection.from_envelope(route.protocol_version, route.client_info, route.client_capabilities,
+                                              outbound=NotifyOnlyOutbound(self._outbound))
+        return await serve_one(self.app, exchange, method, params, connection=connection, lifespan_state=self._state)
+
+    def on_notification(self, method: str, params: Any) -> None:
+        if method == "notifications/cancelled" and type(params) is dict and self.lane.started:
+            # As the SDK's dispatcher does: the request's cancel_requested is set, then its task cancelled.
+            self.lane.loop.call_soon_threadsafe(self._cancel_requested, params.get("requestId"))
+        super().on_notification(method, params)  # a cancel reaches the running call at once
+        self.lane.spawn(self._notified(method, params))
+
+    async def _notified(self, method: str, params: Any) -> None:
+        assert self._legacy is not None
+        try:
+            await self._legacy.on_notify(_Exchange(self, None, params, False), method, params)
+        except Exception as exc:  # the SDK logs a notification handler's failure and goes on
+            print(f"{self.label}: the handler of {method!r} raised {exc!r}", file=sys.stderr)
+
+
+    # -- requests to the client (handshake era) ------------------------------------------------
+
+    async def request(self, method: str, params: Mapping[str, Any] | None, opts: Any) -> dict[str, Any]:
+        """Send a request to the client and wait for its answer (on the lane)."""
+        self._last_request_id += 1
+        request_id = self._last_request_id
+        waiting = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = waiting
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        self.write([encode(message)])
+        timeout = (opts or {}).get("timeout")
+        try:
+            with anyio.fail_after(timeout):
+                answer = await waiting
+        except TimeoutError:
+            raise MCPError(code=REQUEST_TIMEOUT, message=f"the client did not answer {method} in {timeout} s") from None
+        finally:
+            self._waiting.pop(request_id, None)
+        if "error" in answer:
+            raise MCPError.from_error_data(ErrorData.model_validate(answer["error"]))
+        result = answer.get("result")
+        return result if type(result) is dict else {}
+
+    def on_response(self, msg: dict[str, Any]) -> None:
+        if self.lane.started:
+            self.lane.loop.call_soon_threadsafe(self._resolve, msg)
+
+    def _cancel_requested(self, msg_id: Any) -> None:
+        exchange = self._exchanges.get(msg_id)
+        if exchange is not None:
+            exchange.cancel_requested.set()
+
+    def _resolve(self, msg: dict[str, Any]) -> None:
+        waiting = self._waiting.get(msg.get("id"))
+        if waiting is not None and not waiting.done():
+            waiting.set_result(msg)
+
+
+def _internal(exc: Exception) -> ErrorData:
+    import traceback
+
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    return ErrorData(code=INTERNAL_ERROR, message=str(exc) or type(exc).__name__)
+
+
+async def _set(event: anyio.Event) -> None:
+    event.set()
+
+
+@asynccontextmanager
+async def no_lifespan() -> AsyncIterator[None]:
+    yield None

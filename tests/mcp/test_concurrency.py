@@ -1,0 +1,171 @@
+"""Async tools run concurrently on the server's loop; pings are answered and cancellations act while
+they run; sync tools still run one at a time inside the capture guard. Every wait is on an event,
+bounded so that a server that serialises the calls fails the test instead of hanging it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+from mcp_helpers import call, modern, notification, request
+
+from ferrule.mcp import ReplayTransport, Server, progress, tool
+
+BOUND = 10.0  # seconds: only reached when the behaviour under test is missing
+
+
+class Gated(ReplayTransport):
+    """A replay whose next read waits until `gate` is set (the server reads on meanwhile)."""
+
+    def __init__(self, script: Any, gates: dict[int, threading.Event], **options: Any) -> None:
+        super().__init__(script, **options)
+        self._gates = gates
+        self._reads = 0
+
+    def read_batch(self) -> list[Any] | None:
+        gate = self._gates.get(self._reads)
+        self._reads += 1
+        if gate is not None:
+            assert gate.wait(BOUND), f"read {self._reads - 1} waited for an event that never came"
+        return super().read_batch()
+
+
+def test_five_calls_that_wait_for_each_other_all_complete():
+    barrier: list[asyncio.Barrier] = []
+
+    @tool
+    async def meet() -> str:
+        """Waits until five calls are running at once."""
+        if not barrier:
+            barrier.append(asyncio.Barrier(5))
+        try:
+            await asyncio.wait_for(barrier[0].wait(), BOUND)
+        except TimeoutError:
+            return "alone"
+        return "met"
+
+    transport = ReplayTransport([call(i, "meet", {}) for i in range(5)])
+    Server("s", "1", [meet]).run(transport)
+    answers = transport.messages()
+    assert sorted(a["id"] for a in answers) == [0, 1, 2, 3, 4]
+    assert {a["result"]["content"][0]["text"] for a in answers} == {"met"}
+
+
+def test_ping_is_answered_while_an_async_tool_runs():
+    released = threading.Event()
+
+    class Releasing(ReplayTransport):
+        def write_lines(self, lines: list[bytes]) -> None:
+            super().write_lines(lines)
+            if any(b'"id":2' in line for line in lines):
+                released.set()  # the ping's answer is out: the tool may finish
+
+    @tool
+    async def hold() -> str:
+        """Runs until the ping was answered."""
+        answered = await asyncio.get_running_loop().run_in_executor(None, released.wait, BOUND)
+        return "after the ping" if answered else "the ping waited for me"
+
+    transport = Releasing([call(1, "hold", {}), request(2, "ping")])
+    Server("s", "1", [hold]).run(transport)
+    assert transport.messages() == [
+        {"jsonrpc": "2.0", "id": 2, "result": {}},
+        {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "after the ping"}],
+                                               "isError": False}},
+    ]
+
+
+@pytest.mark.parametrize("era", ["handshake", "stateless"])
+def test_a_cancelled_async_call_stops_and_is_not_answered(era):
+    started, stopped = threading.Event(), threading.Event()
+
+    @tool
+    async def forever() -> str:
+        """Waits until cancelled."""
+        started.set()
+        try:
+            await asyncio.sleep(BOUND)
+        except asyncio.CancelledError:
+            stopped.set()
+            raise
+        return "never cancelled"
+
+    first = call(7, "forever", {})
+    if era == "stateless":
+        first = modern(first)
+    script = [first, notification("notifications/cancelled", {"requestId": 7, "reason": "user"}), request(8, "ping")]
+    transport = Gated(script, {1: started})  # the cancel is read once the call runs
+    Server("s", "1", [forever]).run(transport)
+    assert stopped.is_set()
+    assert transport.messages() == [{"jsonrpc": "2.0", "id": 8, "result": {}}]
+
+
+def test_async_calls_report_their_own_progress_and_answer_with_the_era_shape():
+    both = threading.Event()
+    count = [0]
+    lock = threading.Lock()
+
+    @tool
+    async def step(label: str) -> dict:
+        """Reports progress, waits for the other call, reports again."""
+        progress(1, 2, f"{label} half")
+        with lock:
+            count[0] += 1
+            if count[0] == 2:
+                both.set()
+        await asyncio.get_running_loop().run_in_executor(None, both.wait, BOUND)
+        progress(2, 2, f"{label} done")
+        return {"label": label}
+
+    a = call("a", "step", {"label": "a"}, _meta={"progressToken": "ta"})
+    b = modern(call("b", "step", {"label": "b"}), progressToken=5)
+    transport = ReplayTransport([request(0, "initialize", {"protocolVersion": "2025-06-18"}), a, b])
+    Server("s", "1", [step]).run(transport)
+    out = transport.messages()
+    notes = [m["params"] for m in out if m.get("method") == "notifications/progress"]
+    assert [n for n in notes if n["progressToken"] == "ta"] == [
+        {"progressToken": "ta", "progress": 1, "total": 2, "message": "a half"},
+        {"progressToken": "ta", "progress": 2, "total": 2, "message": "a done"}]
+    assert [n["message"] for n in notes if n["progressToken"] == 5] == ["b half", "b done"]
+    answers = {m["id"]: m["result"] for m in out if "id" in m and m["id"] != 0}
+    assert answers["a"]["structuredContent"] == {"label": "a"} and "resultType" not in answers["a"]
+    assert answers["b"]["resultType"] == "complete" and answers["b"]["structuredContent"] == {"label": "b"}
+    # nothing for a request follows its answer
+    for token, msg_id in (("ta", "a"), (5, "b")):
+        last_note = max(i for i, m in enumerate(out) if m.get("params", {}).get("progressToken") == token)
+        assert last_note < next(i for i, m in enumerate(out) if m.get("id") == msg_id)
+
+
+def test_a_raising_async_tool_is_an_error_result():
+    @tool
+    async def boom() -> str:
+        """Raises."""
+        raise ValueError("no luck")
+
+    transport = ReplayTransport([call(1, "boom", {})])
+    Server("s", "1", [boom]).run(transport)
+    (answer,) = transport.messages()
+    assert answer["result"]["isError"] is True
+    assert answer["result"]["content"][0]["text"] == "tool 'boom' failed: ValueError: no luck"
+
+
+def test_sync_tools_keep_the_capture_guard_beside_async_ones():
+    @tool
+    def loud() -> str:
+        """Writes to stderr."""
+        import os
+
+        os.write(2, b"said on fd 2\n")
+        return "body"
+
+    @tool
+    async def calm() -> str:
+        """Async, says nothing."""
+        return "calm"
+
+    transport = ReplayTransport([call(1, "calm", {}), call(2, "loud", {})])
+    Server("s", "1", [loud, calm]).run(transport)
+    answers = {m["id"]: m["result"]["content"][0]["text"] for m in transport.messages()}
+    assert answers == {1: "calm", 2: "body\n\n--- stderr ---\nsaid on fd 2\n"}
