@@ -16,7 +16,8 @@ from typing import Any
 
 from ferrule.lsp import LspClient, PositionCodec, RequestTimeout, ServerExited, path_to_uri
 from ferrule.lsp.client import ProgressCallback
-from ferrule.project import OracleCrashed, ProjectRoot, WorkspaceUnloadable
+from ferrule.project import ErrorRecord, OracleCrashed, ProjectRoot, WorkspaceUnloadable
+from ferrule.relay.health import std_unloaded
 from ferrule.relay.resolve import Analyzer, resolve_analyzer
 
 INITIALIZE_TIMEOUT_S = 60.0
@@ -95,6 +96,11 @@ class AnalyzerProcess:
             "send `init` to start it afresh" if again else
             "retry the op: the next op respawns rust-analyzer once and re-applies every overlay",
         )
+
+    def std_error(self) -> ErrorRecord | None:
+        """The warning to carry while the analyzer has not loaded the standard library, else None."""
+        client = self.client
+        return None if client is None else std_unloaded(client.status)
 
     def op_succeeded(self) -> None:
         self._crashes_in_a_row = 0

@@ -22,6 +22,11 @@ class ProjectPolicy:
                                       "fix conform.toml (or remove it to use the defaults) and init again") from error
         self._enriched: dict[str, tuple[str, Enrichment]] = {}
 
+    @property
+    def compile(self) -> bool:
+        """conform.toml's `[relay] compile`: whether validate may run cargo for this project."""
+        return self._policy.config.compile
+
     def enrich(self, rel: str, text: str) -> Enrichment:
         cached = self._enriched.get(rel)
         if cached is not None and cached[0] == text:
