@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 STDERR_TAIL = 4000  # characters of cargo's own complaint kept for the message
+GROUP_EXIT_S = 2.0  # how long a killed group's compilers are waited for
 
 
 class CargoMissing(Exception):
@@ -62,11 +63,7 @@ async def run_cargo(command: Sequence[str], cwd: Path, target: Path, deadline: f
         raise CargoTimedOut from None
     finally:
         if process.returncode is None:  # timed out or cancelled: the whole group goes
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            await process.wait()
+            await _kill_group(process)
     messages = []
     for line in out.splitlines():
         if line.startswith(b"{"):
@@ -75,6 +72,23 @@ async def run_cargo(command: Sequence[str], cwd: Path, target: Path, deadline: f
             except orjson.JSONDecodeError:
                 continue
     return CargoRun(process.returncode or 0, messages, err.decode("utf-8", "replace")[-STDERR_TAIL:])
+
+
+async def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL cargo's process group and return once none of it is left. Only cargo is our child: the
+    compilers it started are reaped by init, so their end is polled for, briefly."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    await process.wait()
+    give_up = time.monotonic() + GROUP_EXIT_S
+    while time.monotonic() < give_up:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        await asyncio.sleep(0.01)
 
 
 __all__ = ["CargoMissing", "CargoRun", "CargoTimedOut", "cargo_binary", "check_command", "run_cargo"]

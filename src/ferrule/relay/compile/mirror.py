@@ -9,27 +9,15 @@ source's older mtime, which cargo could take for "not changed since the last che
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
 from ferrule.project import BadRequest, ProjectRoot
+from ferrule.relay.cache import project_home
 
 SKIPPED_DIRS = frozenset({".git", "target"})
-
-
-def cache_home() -> Path:
-    """`$XDG_CACHE_HOME/ferrule`, else `~/.cache/ferrule`."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ferrule"
-
-
-def mirror_home(root: ProjectRoot) -> Path:
-    """The project's own folder in the cache, keyed by its real path."""
-    digest = hashlib.sha256(str(root.path).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return cache_home() / "mirror" / f"{root.path.name}-{digest}"
 
 
 Signature = tuple[int, int]  # (mtime_ns, size) of a file on disk
@@ -41,7 +29,7 @@ class Mirror:
 
     def __init__(self, root: ProjectRoot, home: Path | None = None) -> None:
         self.root = root
-        self.home = home or mirror_home(root)
+        self.home = home or project_home(root) / "mirror"
         self.tree = self.home / "tree"
         self.target = self.home / "target"
         self.generation = 0
@@ -127,4 +115,4 @@ class Mirror:
         (self.tree / rel).unlink(missing_ok=True)
 
 
-__all__ = ["Mirror", "cache_home", "mirror_home"]
+__all__ = ["Mirror"]

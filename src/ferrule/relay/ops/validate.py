@@ -29,9 +29,11 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
         result = await _analyzer_view(ctx, params)
         if compiling is not None:
             merged(result, await compiling, rel, std_missing="warnings" in result)
-    finally:
-        if compiling is not None:
+    except BaseException:
+        if compiling is not None:  # stop cargo now: nothing may keep running after the op answered
             compiling.cancel()
+            await asyncio.gather(compiling, return_exceptions=True)
+        raise
     return ctx.mark(result)
 
 

@@ -1,0 +1,123 @@
+"""The shadow check's pieces without cargo: rustc's spans mapped to UTF-8 byte columns, and the mirror
+following the disk and the overlays."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ferrule.project import ProjectRoot
+from ferrule.relay.cache import project_home
+from ferrule.relay.compile.mirror import Mirror
+from ferrule.relay.compile.spans import byte_column, diagnostics
+
+
+def test_a_character_column_becomes_the_byte_column_of_the_line():
+    line = 'let s = "🦀漢字"; let n = v.len();'
+    column = line.index("v.len") + 1  # rustc: 1-based characters
+    assert byte_column(line, column) == len(line[:line.index("v.len")].encode()) == column - 1 + 3 + 2 * 2
+    assert byte_column("", 1) == 0
+
+
+def _message(file_name: str, line: int, column: int, *, code: str | None = "E0382", level: str = "error",
+             expansion: dict | None = None) -> dict:
+    span = {"file_name": file_name, "line_start": line, "column_start": column, "is_primary": True,
+            "expansion": expansion}
+    return {"reason": "compiler-message", "package_id": "x",
+            "message": {"level": level, "message": "borrow of moved value: `v`",
+                        "code": code and {"code": code}, "spans": [span]}}
+
+
+def test_rustc_messages_are_located_in_the_project_once_each(tmp_path):
+    text = {"src/lib.rs": ["fn main() {", '    let s = "é漢"; v.len();']}
+    column = text["src/lib.rs"][1].index("v.len") + 1
+
+    def line_of(rel: str, line: int) -> str:
+        return text[rel][line - 1]
+
+    tree = str(tmp_path)
+    inside_macro = _message("/registry/some-dep/src/macros.rs", 9, 1,
+                            expansion={"span": {"file_name": "src/lib.rs", "line_start": 2, "column_start": 5}})
+    messages = [
+        _message("src/lib.rs", 2, column),
+        _message(f"{tree}/src/lib.rs", 2, column),  # the same error, reported for the lib test target
+        inside_macro,
+        {"reason": "compiler-artifact"},
+        _message("/registry/some-dep/src/lib.rs", 1, 1),  # outside the project: not ours
+        {"reason": "compiler-message", "message": {"level": "error", "message": "aborting", "spans": []}},
+    ]
+    found = diagnostics(messages, tree, line_of)
+    assert [(d["file"], d["line"], d["character"], d["source"]) for d in found] == [
+        ("src/lib.rs", 2, len('    let s = "é漢"; '.encode()), "rustc"),
+        ("src/lib.rs", 2, 4, "rustc"),
+    ]
+
+
+def _project(tmp_path: Path) -> ProjectRoot:
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "Cargo.toml").write_text("[package]\nname = 'p'\n")
+    (root / "src" / "lib.rs").write_text("pub mod a;\n")
+    (root / "src" / "a.rs").write_text("pub fn a() {}\n")
+    (root / "target" / "debug").mkdir(parents=True)
+    (root / "target" / "debug" / "big").write_text("artefact")
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref")
+    return ProjectRoot(root)
+
+
+def test_the_mirror_follows_the_disk_and_keeps_unchanged_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _project(tmp_path)
+    mirror = Mirror(root)
+    assert mirror.home.parent == project_home(root)
+    assert str(mirror.home).startswith(str(tmp_path / "cache" / "ferrule"))
+    mirror.sync({})
+    tree = mirror.tree
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()) == [
+        "Cargo.toml", "src/a.rs", "src/lib.rs"]  # no target/, no .git
+    kept = (tree / "src" / "a.rs").stat().st_mtime_ns
+    generation = mirror.generation
+
+    mirror.sync({})
+    assert mirror.generation == generation and (tree / "src" / "a.rs").stat().st_mtime_ns == kept
+
+    (root.path / "src" / "b.rs").write_text("pub fn b() {}\n")
+    (root.path / "src" / "lib.rs").write_text("pub mod a;\npub mod b;\n")
+    os.remove(root.path / "src" / "a.rs")
+    mirror.sync({})
+    assert mirror.generation > generation
+    assert (tree / "src" / "b.rs").read_text() == "pub fn b() {}\n"
+    assert (tree / "src" / "lib.rs").read_text() == "pub mod a;\npub mod b;\n"
+    assert not (tree / "src" / "a.rs").exists()
+
+
+def test_overlays_are_written_in_only_when_their_text_changes_and_taken_back_when_dropped(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _project(tmp_path)
+    mirror = Mirror(root)
+    lib = mirror.tree / "src" / "lib.rs"
+    mirror.sync({"src/lib.rs": "pub mod a;\n// unsaved\n", "src/new.rs": "pub fn n() {}\n"})
+    assert lib.read_text() == "pub mod a;\n// unsaved\n"
+    assert (mirror.tree / "src" / "new.rs").read_text() == "pub fn n() {}\n"
+    written = lib.stat().st_mtime_ns
+    os.utime(lib, ns=(written - 10**9, written - 10**9))  # an older stamp shows whether it is rewritten
+    mirror.sync({"src/lib.rs": "pub mod a;\n// unsaved\n", "src/new.rs": "pub fn n() {}\n"})
+    assert lib.stat().st_mtime_ns == written - 10**9
+
+    mirror.sync({})
+    assert lib.read_text() == "pub mod a;\n"
+    assert lib.stat().st_mtime_ns > written - 10**9  # a restored file is newer than what cargo checked
+    assert not (mirror.tree / "src" / "new.rs").exists()
+    assert not (root.path / "src" / "new.rs").exists()
+
+
+def test_a_symlink_leaving_the_root_is_not_mirrored(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _project(tmp_path)
+    secret = tmp_path / "secret.rs"
+    secret.write_text("outside")
+    (root.path / "src" / "leak.rs").symlink_to(secret)
+    mirror = Mirror(root)
+    mirror.sync({})
+    assert not (mirror.tree / "src" / "leak.rs").exists()
