@@ -7,9 +7,9 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from tests.relay_live.conftest import copy_crate, live_session
 
 from ferrule.relay.sync import SyncSession
-from tests.relay_live.conftest import copy_crate, live_session
 
 ANALYZERS = ["current", pytest.param("old", marks=pytest.mark.skipif(
     not os.environ.get("RUST_ANALYZER_OLD"), reason="no RUST_ANALYZER_OLD on this machine"))]

@@ -59,6 +59,9 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
         parser.add_argument("--prefix", metavar="P", help="keep only completions whose name starts with P")
         parser.add_argument("--max", metavar="N", type=_positive_int,
                             help=f"at most N completions (default {COMPLETE_MAX_DEFAULT})")
+    if name == "validate":
+        parser.add_argument("--compile", action="store_true",
+                            help="also run rustc (cargo check in a mirror of the project under the user's cache)")
     _add_common(parser)
     parser.add_argument("--root", metavar="DIR", type=Path,
                         help="the project root (default: the nearest ancestor of FILE with a Cargo.toml)")
@@ -171,6 +174,8 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[
             params["prefix"] = args.prefix
         if args.max is not None:
             params["max"] = args.max
+    if name == "validate" and args.compile:
+        params["compile"] = True
     if args.timeout_ms is not None:
         params["timeout_ms"] = args.timeout_ms
     return project.path, rel, params
