@@ -121,3 +121,29 @@ def test_a_symlink_leaving_the_root_is_not_mirrored(tmp_path, monkeypatch):
     mirror = Mirror(root)
     mirror.sync({})
     assert not (mirror.tree / "src" / "leak.rs").exists()
+
+
+def test_one_holder_of_the_mirror_at_a_time_and_each_learns_when_another_wrote_it(tmp_path):
+    import asyncio
+    import time
+
+    from ferrule.relay.compile.lock import LockTimeout, held
+
+    async def scenario() -> list[object]:
+        seen: list[object] = []
+        async with held(tmp_path, "a", time.monotonic() + 5) as others:
+            seen.append(others)  # nobody stamped it yet
+            try:
+                async with held(tmp_path, "b", time.monotonic() + 0.05):
+                    seen.append("b got in")
+            except LockTimeout:
+                seen.append("b waited out its deadline")
+        async with held(tmp_path, "a", time.monotonic() + 5) as others:
+            seen.append(others)
+        async with held(tmp_path, "b", time.monotonic() + 5) as others:
+            seen.append(others)
+        async with held(tmp_path, "a", time.monotonic() + 5) as others:
+            seen.append(others)
+        return seen
+
+    assert asyncio.run(scenario()) == [True, "b waited out its deadline", False, True, True]

@@ -1,7 +1,7 @@
 """The shadow check: rustc's diagnostics for the effective state (overlays, this op's content, the disk
 for the rest), from cargo run in the project's mirror.
 
-One cargo at a time per project. A request that waited while another ran for the same effective state
+One cargo at a time per project, across processes too (the mirror's file lock). A request that waited while another ran for the same effective state
 (the same overlay texts, disk generation and package) gets that run's answer instead of running cargo
 again.
 """
@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ferrule.project import ErrorRecord, ProjectRoot
+from ferrule.relay.cache import project_home
 from ferrule.relay.compile import spans
 from ferrule.relay.compile.cargo import CargoMissing, CargoRun, CargoTimedOut, check_command, run_cargo
+from ferrule.relay.compile.lock import LockTimeout, held
 from ferrule.relay.compile.mirror import Mirror
 from ferrule.relay.results import ElsewhereDiagnostic
 
@@ -61,6 +63,7 @@ class CompileChecker:
         self._mirror: Mirror | None = None
         self._lock = asyncio.Lock()
         self._last: tuple[str, CompileAnswer] | None = None
+        self._token = f"{os.getpid()}-{id(self)}"  # who wrote the mirror last
 
     async def check(self, overlays: Mapping[str, str], rel: str, deadline: float) -> CompileAnswer:
         """rustc's answer for the state `overlays` describe, for the package of `rel`, by `deadline`."""
@@ -70,28 +73,38 @@ class CompileChecker:
         except asyncio.TimeoutError:
             return self._timed_out(began)
         try:
-            if self._mirror is None:
-                self._mirror = await asyncio.to_thread(Mirror, self.root)
-            mirror = self._mirror
-            await asyncio.to_thread(mirror.sync, overlays)
-            package = package_of(mirror.tree, rel)
-            key = _state_key(overlays, mirror.generation, package)
-            if self._last is not None and self._last[0] == key:
-                return self._last[1]
-            self._last = None
-            try:
-                command = check_command(package)
-                self.runs += 1
-                run = await run_cargo(command, mirror.tree, mirror.target, deadline)
-            except CargoMissing as missing:
-                return CompileAnswer(error=_error("cargo-missing", str(missing), CARGO_MISSING_RECIPE))
-            except CargoTimedOut:
-                return self._timed_out(began)
-            answer = _answer(run, mirror.tree, int((time.monotonic() - began) * 1000))
-            self._last = (key, answer)
-            return answer
+            async with held(project_home(self.root), self._token, deadline) as others_wrote:
+                return await self._check_held(overlays, rel, deadline, began, others_wrote)
+        except LockTimeout:
+            return self._timed_out(began)
         finally:
             self._lock.release()
+
+    async def _check_held(self, overlays: Mapping[str, str], rel: str, deadline: float, began: float,
+                          others_wrote: bool) -> CompileAnswer:
+        if self._mirror is None:
+            self._mirror = await asyncio.to_thread(Mirror, self.root)
+        elif others_wrote:
+            await asyncio.to_thread(self._mirror.forget)
+            self._last = None
+        mirror = self._mirror
+        await asyncio.to_thread(mirror.sync, overlays)
+        package = package_of(mirror.tree, rel)
+        key = _state_key(overlays, mirror.generation, package)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        self._last = None
+        try:
+            command = check_command(package)
+            self.runs += 1
+            run = await run_cargo(command, mirror.tree, mirror.target, deadline)
+        except CargoMissing as missing:
+            return CompileAnswer(error=_error("cargo-missing", str(missing), CARGO_MISSING_RECIPE))
+        except CargoTimedOut:
+            return self._timed_out(began)
+        answer = _answer(run, mirror.tree, int((time.monotonic() - began) * 1000))
+        self._last = (key, answer)
+        return answer
 
     def _timed_out(self, began: float) -> CompileAnswer:
         ms = int((time.monotonic() - began) * 1000)

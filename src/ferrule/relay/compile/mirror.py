@@ -35,7 +35,14 @@ class Mirror:
         self.generation = 0
         self._disk: dict[str, Signature] = {}  # what the mirror holds from disk, per file
         self._overlaid: dict[str, str] = {}  # files whose mirror copy holds other text than the disk's
-        if self.tree.exists():  # a previous process's copy: its files are unknown, so start clean
+        self.forget()
+
+    def forget(self) -> None:
+        """Start from an empty tree: another process wrote it, so what it holds is unknown here. The
+        target directory stays (what is unchanged is still fresh for cargo)."""
+        self._disk.clear()
+        self._overlaid.clear()
+        if self.tree.exists():
             shutil.rmtree(self.tree)
         self.tree.mkdir(parents=True)
 
