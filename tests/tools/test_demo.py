@@ -40,7 +40,7 @@ def test_the_demo_shows_each_tool_and_leaves_the_crate_alone(analyzer_env):
         ("1", "rust_validate", "ok"), ("2", "rust_type", "ok"), ("3", "rust_complete", "ok"),
         ("4", "rust_scope", "ok"), ("5", "rust_validate", "ok"), ("6", "rust_check", "isError")]
     assert "| src/orders/pricing.rs: 1 error, 0 warnings; 2 policy findings" in out
-    assert "error[E0308]: expected Result<u64, UnknownSku>, found u64" in out
+    assert "error[E0308] (rustc): mismatched types: expected `Result<u64, UnknownSku>`, found `u64`" in out
     assert "unwrap-outside-tests" in out and "env-outside-roots" in out
     assert "pub fn get(&self) -> u32" in out
     assert re.search(r"\|   unwrap\s+method .*UNSAFE", out)

@@ -43,6 +43,11 @@ def _primary(spans: list[dict[str, Any]], tree: str) -> tuple[str, dict[str, Any
     return None
 
 
+def _with_label(message: str, label: object) -> str:
+    """rustc's headline and its primary label: "mismatched types: expected `u32`, found `&str`"."""
+    return f"{message}: {label}" if isinstance(label, str) and label and label not in message else message
+
+
 def diagnostics(messages: Iterable[dict[str, Any]], tree: str,
                 line_of: Callable[[str, int], str]) -> list[ElsewhereDiagnostic]:
     """The located diagnostics of cargo's JSON `messages` for the project in `tree`, each once (a file
@@ -64,7 +69,7 @@ def diagnostics(messages: Iterable[dict[str, Any]], tree: str,
             "file": rel,
             "code": code,
             "category": category,
-            "message": message.get("message") or "",
+            "message": _with_label(message.get("message") or "", span.get("label")),
             "line": line,
             "character": byte_column(line_of(rel, line), int(span.get("column_start") or 1)),
             "source": "rustc",
