@@ -147,3 +147,66 @@ def test_one_holder_of_the_mirror_at_a_time_and_each_learns_when_another_wrote_i
         return seen
 
     assert asyncio.run(scenario()) == [True, "b waited out its deadline", False, True, True]
+
+
+def _found(file: str, line: int, code: str | None, source: str = "rustc", category: str = "error") -> dict:
+    return {"file": file, "code": code, "category": category, "message": f"{code} here", "line": line,
+            "character": 0, "source": source}
+
+
+def _analyzer(line: int, code: str | None, category: str = "error") -> dict:
+    found = _found("src/lib.rs", line, code, "rust-analyzer", category)
+    del found["file"]
+    return found
+
+
+def test_an_error_both_report_is_kept_once_as_rustcs_and_other_files_are_capped():
+    from ferrule.relay.compile import ELSEWHERE_CAP, CompileAnswer, merged
+
+    result = {"diagnostics": [_analyzer(3, "E0308"), _analyzer(7, "unresolved-macro-call"),
+                              _analyzer(9, "unused", "warning")]}
+    others = [_found(f"src/m{n:03}.rs", 1, "E0061") for n in range(ELSEWHERE_CAP + 2)]
+    answer = CompileAnswer([_found("src/lib.rs", 3, "E0308"), _found("src/lib.rs", 5, "E0382"),
+                            _found("src/warned.rs", 1, None, category="warning"), *others], ms=12)
+    merged(result, answer, "src/lib.rs", std_missing=False)
+    assert [(d["line"], d["code"], d["source"]) for d in result["diagnostics"]] == [
+        (3, "E0308", "rustc"), (5, "E0382", "rustc"), (7, "unresolved-macro-call", "rust-analyzer"),
+        (9, "unused", "rust-analyzer")]
+    assert all("file" not in d for d in result["diagnostics"])
+    assert len(result["elsewhere"]) == ELSEWHERE_CAP and result["elsewhere_omitted"] == 2
+    assert {d["file"] for d in result["elsewhere"]} == {f"src/m{n:03}.rs" for n in range(ELSEWHERE_CAP)}
+    assert (result["compiled"], result["compile_ms"]) == (True, 12)
+
+
+def test_without_std_the_analyzers_errors_give_way_to_rustc():
+    from ferrule.relay.compile import CompileAnswer, merged
+
+    result = {"diagnostics": [_analyzer(2, "unresolved-macro-call"), _analyzer(4, "unused", "warning")]}
+    merged(result, CompileAnswer([], ms=1), "src/lib.rs", std_missing=True)
+    assert [(d["line"], d["category"]) for d in result["diagnostics"]] == [(4, "warning")]
+
+
+def test_a_check_that_did_not_run_leaves_the_analyzers_answer(monkeypatch):
+    from ferrule.relay.compile import CompileAnswer, compile_disabled, merged
+
+    monkeypatch.setenv("FERRULE_NO_COMPILE", "1")
+    off = compile_disabled(True)
+    assert off is not None and off["kind"] == "disabled"
+    monkeypatch.delenv("FERRULE_NO_COMPILE")
+    assert compile_disabled(True) is None
+    assert "conform.toml" in compile_disabled(False)["message"]
+    result = {"diagnostics": [_analyzer(2, "E0308")]}
+    merged(result, CompileAnswer(error=off), "src/lib.rs", std_missing=False)
+    assert result["compiled"] is False and result["compile_error"] == off and len(result["diagnostics"]) == 1
+
+
+def test_the_package_checked_is_the_one_whose_manifest_is_nearest(tmp_path):
+    from ferrule.relay.compile.checker import package_of
+
+    (tmp_path / "crates" / "tally" / "src").mkdir(parents=True)
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "top"\n\n[workspace]\nmembers = ["crates/tally"]\n')
+    (tmp_path / "crates" / "tally" / "Cargo.toml").write_text('[package]\nname = "tally"\n')
+    assert package_of(tmp_path, "src/lib.rs") == "top"
+    assert package_of(tmp_path, "crates/tally/src/lib.rs") == "tally"
+    (tmp_path / "Cargo.toml").write_text('[workspace]\nmembers = ["crates/tally"]\n')
+    assert package_of(tmp_path, "src/lib.rs") is None  # a virtual manifest: the whole workspace
