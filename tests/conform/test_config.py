@@ -34,6 +34,9 @@ baseline = "debt.json"
 [rules]
 seam-doctest = "off"
 file-too-long = "warn"
+
+[relay]
+compile = false
 """)
     config, origin = load_config(project.root)
     assert origin.endswith("conform.toml")
@@ -45,6 +48,7 @@ file-too-long = "warn"
     assert config.baseline == "debt.json"
     assert config.rules == {"unwrap-outside-tests": "deny", "seam-doctest": "off",
                             "env-outside-roots": "deny", "file-too-long": "warn"}
+    assert config.compile is False and Config().compile is True
 
 
 @pytest.mark.parametrize("text, key, words", [
@@ -59,6 +63,9 @@ file-too-long = "warn"
     ("[rules]\nno-unwrap = 'deny'\n", "rules.no-unwrap", "unknown rule"),
     ("[rules]\nseam-doctest = 'error'\n", "rules.seam-doctest", "deny, warn, off"),
     ("[rules]\nseam-doctest = false\n", "rules.seam-doctest", "deny, warn, off"),
+    ("relay = true\n", "relay", "table"),
+    ("[relay]\ncompile = 'no'\n", "relay.compile", "boolean"),
+    ("[relay]\ncheck = false\n", "relay.check", "unknown key"),
 ])
 def test_bad_values_name_the_key_and_the_file(project, text, key, words):
     project.write("conform.toml", text)

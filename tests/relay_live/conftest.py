@@ -63,6 +63,20 @@ def live_session(root: Path, *, env: dict[str, str] | None = None, **kwargs) -> 
         session.close()
 
 
+@pytest.fixture(scope="module")
+def private_cache(tmp_path_factory) -> Iterator[Path]:
+    """XDG_CACHE_HOME pointed at a folder of the module's own: its compile mirrors and the analyzer's
+    build-script output neither share nor pollute the user's cache."""
+    folder = tmp_path_factory.mktemp("cache")
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if saved is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = saved
+
+
 @pytest.fixture(scope="session")
 def stdcrate(tmp_path_factory, analyzer_path) -> Path:
     return copy_crate("stdcrate", tmp_path_factory.mktemp("shared"))

@@ -85,8 +85,9 @@ def _offline_exports() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def analyzer_env() -> dict[str, str]:
-    """The environment a server needs to find and run rust-analyzer; fails (not skips) without one."""
+def analyzer_env(tmp_path_factory) -> dict[str, str]:
+    """The environment a server needs to find and run rust-analyzer, with a cache folder of its own
+    (compile mirrors, the analyzer's build output); fails (not skips) without an analyzer."""
     from ferrule.project import AnalyzerMissing
     from ferrule.relay.resolve import resolve_analyzer
 
@@ -98,7 +99,7 @@ def analyzer_env() -> dict[str, str]:
     except AnalyzerMissing as missing:
         pytest.fail(f"the live tests need rust-analyzer: {missing.message}; {missing.recipe} "
                     "(or `. /opt/rust-offline/env.sh`)")
-    return env
+    return {**env, "XDG_CACHE_HOME": str(tmp_path_factory.mktemp("cache"))}
 
 
 def copy_crate(source: Path, into: Path) -> Path:

@@ -41,7 +41,7 @@ def test_the_demo_shows_each_tool_and_leaves_the_crate_alone(analyzer_env):
         ("4", "rust_complete", "ok"), ("5", "rust_scope", "ok"), ("6", "rust_validate", "ok"),
         ("7", "rust_check", "isError")]
     assert "| src/orders/pricing.rs: 1 error, 0 warnings; 2 policy findings" in out
-    assert "error[E0308]: expected Result<u64, UnknownSku>, found u64" in out
+    assert "error[E0308] (rustc): mismatched types: expected `Result<u64, UnknownSku>`, found `u64`" in out
     assert "unwrap-outside-tests" in out and "env-outside-roots" in out
     assert "pub fn get(&self) -> u32" in out
     assert "let cents = unit_price(sku).ok_or(UnknownSku)?;" in out  # a use, found by the name alone

@@ -148,7 +148,8 @@ def test_every_tool_on_the_demo_crate_then_the_analyzer_dies(tmp_path, analyzer_
         ("env-outside-roots", 24), ("unwrap-outside-tests", 25)}
     report = text_of(validate)
     assert report.startswith(f"{PRICING}: 1 error, 0 warnings; 2 policy findings (2 new, 0 baselined)")
-    assert "19:4 error[E0308]: expected Result<u64, UnknownSku>, found u64" in report
+    assert "19:4 error[E0308] (rustc): mismatched types: expected `Result<u64, UnknownSku>`, found `u64`" in report
+    assert "compile check: rustc checked this text in" in report
     assert "[GUIDE REQ-6.1]" in report and "[GUIDE REQ-4.1]" in report
 
     typed = seen["type"]

@@ -64,7 +64,7 @@ def test_each_tool_maps_its_arguments_onto_the_op(tmp_path):
                                  {"entries": []}, scope, scope, {"version": 1}, {"version": 2})
     assert sessions[0].calls == [
         ("init", {}),
-        ("validate", {"file": "src/lib.rs"}),
+        ("validate", {"file": "src/lib.rs", "compile": True}),  # the compile check is on by default
         ("type", {"file": "src/lib.rs", "position": {"line": 3, "character": 4}, "content": "x"}),
         ("complete", {"file": "src/lib.rs", "position": {"line": 3, "character": 4}, "prefix": "un", "max": 5}),
         ("scope", {"file": "src/lib.rs"}),

@@ -59,13 +59,14 @@ class Config:
     exclude: tuple[str, ...] = ("target/**",)
     baseline: str = "conform-baseline.json"
     rules: dict[str, str] = field(default_factory=_default_levels)
+    compile: bool = True  # `[relay] compile = false`: no shadow cargo check (build scripts, proc macros)
 
     def level(self, rule: str) -> str:
         return self.rules.get(rule, "deny")
 
 
 _LIST_KEYS = ("env_roots", "seam_files", "test_paths", "exclude")
-KNOWN_KEYS = ("max_file_lines", *_LIST_KEYS, "baseline", "rules")
+KNOWN_KEYS = ("max_file_lines", *_LIST_KEYS, "baseline", "rules", "relay")
 
 
 def _type_name(value: Any) -> str:
@@ -91,6 +92,9 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
                 raise ConfigError(path, key, f"must be a non-empty file name (string), not {_type_name(value)}")
         elif key == "rules":
             value = _parse_levels(value, path)
+        elif key == "relay":
+            values.update(_parse_relay(value, path))
+            continue
         values[key] = value
     return Config(**values)
 
@@ -107,6 +111,17 @@ def _parse_levels(table: Any, path: Path) -> dict[str, str]:
             raise ConfigError(path, key, f"level must be one of {', '.join(LEVELS)}, not {level!r}")
         levels[rule] = level
     return levels
+
+
+def _parse_relay(table: Any, path: Path) -> dict[str, bool]:
+    if not isinstance(table, dict):
+        raise ConfigError(path, "relay", f"must be a table, not {_type_name(table)}")
+    for key, value in table.items():
+        if key != "compile":
+            raise ConfigError(path, f"relay.{key}", "unknown key; known keys: compile")
+        if not isinstance(value, bool):
+            raise ConfigError(path, "relay.compile", f"must be a boolean, not {_type_name(value)}")
+    return {"compile": table.get("compile", True)}
 
 
 def load_config(root: Path) -> tuple[Config, str]:

@@ -19,7 +19,9 @@ from typing import Any
 
 from ferrule.lsp import LspClient, PositionCodec, RequestTimeout, ServerExited, path_to_uri
 from ferrule.lsp.client import ProgressCallback
-from ferrule.project import OracleCrashed, ProjectRoot, WorkspaceUnloadable
+from ferrule.project import ErrorRecord, OracleCrashed, ProjectRoot, WorkspaceUnloadable
+from ferrule.relay.cache import project_home
+from ferrule.relay.health import std_unloaded
 from ferrule.relay.resolve import Analyzer, resolve_analyzer
 
 INITIALIZE_TIMEOUT_S = 60.0
@@ -128,6 +130,11 @@ class AnalyzerProcess:
         """Seconds left before an op may start a fresh analyzer (0 when it may now)."""
         return max(0.0, self._died_at + self.cool_down_s() - time.monotonic())
 
+    def std_error(self) -> ErrorRecord | None:
+        """The warning to carry while the analyzer has not loaded the standard library, else None."""
+        client = self.client
+        return None if client is None else std_unloaded(client.status)
+
     def op_succeeded(self) -> None:
         self._crashes_in_a_row = 0
 
@@ -149,12 +156,13 @@ class AnalyzerProcess:
         await self.stop(2.0)
         client = await LspClient.spawn([self.binary.path], cwd=self.root.path)
         self.starts += 1
-        client.configuration = _configuration
+        config = analyzer_config(self.root)
+        client.configuration = _answering(config)
         client.on_progress = self.on_progress
         self.client = client
         self._death_reported = False
         try:
-            await client.initialize(initialize_params(self.root.path), timeout=INITIALIZE_TIMEOUT_S)
+            await client.initialize(initialize_params(self.root.path, config), timeout=INITIALIZE_TIMEOUT_S)
         except RequestTimeout:
             await client.shutdown(timeout=1.0)
             raise
@@ -184,8 +192,16 @@ class CoolingDown(OracleCrashed):
         self.left_s = left_s
 
 
-def initialize_params(root: Path) -> dict[str, Any]:
-    """The `initialize` params sent for the project at `root` (a canonical path)."""
+def analyzer_config(root: ProjectRoot) -> dict[str, Any]:
+    """ANALYZER_CONFIG for one project: the analyzer's build-script and proc-macro builds go to the
+    project's folder in the user's cache, never to the project's `target/` (which a cargo build the
+    user runs at the same time would otherwise wait for)."""
+    return {**ANALYZER_CONFIG, "cargo": {"targetDir": str(project_home(root) / "analyzer-target")}}
+
+
+def initialize_params(root: Path, config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The `initialize` params sent for the project at `root` (a canonical path) with `config`
+    (ANALYZER_CONFIG when not given)."""
     uri = path_to_uri(root)
     forced = os.environ.get("FERRULE_POSITION_ENCODING")
     encodings = [forced] if forced else ["utf-8", "utf-16"]
@@ -218,7 +234,7 @@ def initialize_params(root: Path) -> dict[str, Any]:
         "rootUri": uri,
         "rootPath": str(root),
         "workspaceFolders": [{"uri": uri, "name": root.name}],
-        "initializationOptions": ANALYZER_CONFIG,
+        "initializationOptions": ANALYZER_CONFIG if config is None else config,
         "capabilities": {
             "general": {"positionEncodings": encodings},
             "window": {"workDoneProgress": True},
@@ -230,11 +246,12 @@ def initialize_params(root: Path) -> dict[str, Any]:
     }
 
 
-def _configuration(item: dict[str, Any]) -> object:
-    section = item.get("section")
-    if section in ("rust-analyzer", None, ""):
-        return ANALYZER_CONFIG
-    return None
+def _answering(config: dict[str, Any]) -> Callable[[dict[str, Any]], object]:
+    """The answer to workspace/configuration: `config` for rust-analyzer's section, nothing for others."""
+    def answer(item: dict[str, Any]) -> object:
+        return config if item.get("section") in ("rust-analyzer", None, "") else None
+
+    return answer
 
 
 def push_forced() -> bool:
@@ -242,4 +259,5 @@ def push_forced() -> bool:
     return os.environ.get("FERRULE_DIAGNOSTICS") == "push"
 
 
-__all__ = ["ANALYZER_CONFIG", "COOL_DOWN_S", "AnalyzerProcess", "CoolingDown", "initialize_params", "push_forced"]
+__all__ = ["ANALYZER_CONFIG", "COOL_DOWN_S", "AnalyzerProcess", "CoolingDown", "analyzer_config", "initialize_params",
+           "push_forced"]

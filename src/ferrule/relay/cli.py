@@ -58,6 +58,9 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
     elif name == "scope":
         parser.add_argument("--max", metavar="N", type=_positive_int,
                             help=f"at most N symbols, the file's own first (default {SCOPE_MAX_DEFAULT})")
+    elif name == "validate":
+        parser.add_argument("--compile", action="store_true",
+                            help="also run rustc (cargo check in a mirror of the project under the user's cache)")
     _add_common(parser)
     parser.add_argument("--root", metavar="DIR", type=Path,
                         help="the project root (default: the nearest ancestor of FILE with a Cargo.toml)")
@@ -169,6 +172,8 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[
         params["prefix"] = args.prefix
     if getattr(args, "max", None) is not None:
         params["max"] = args.max
+    if name == "validate" and args.compile:
+        params["compile"] = True
     if args.timeout_ms is not None:
         params["timeout_ms"] = args.timeout_ms
     return project.path, rel, params

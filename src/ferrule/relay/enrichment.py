@@ -23,6 +23,11 @@ class ProjectPolicy:
             raise WorkspaceUnloadable(f"conform.toml could not be loaded: {error}", POLICY_RECIPE) from error
         self._enriched: dict[str, tuple[str, Enrichment]] = {}
 
+    @property
+    def compile(self) -> bool:
+        """conform.toml's `[relay] compile`: whether validate may run cargo for this project."""
+        return self._policy.config.compile
+
     def enrich(self, rel: str, text: str) -> Enrichment:
         cached = self._enriched.get(rel)
         if cached is not None and cached[0] == text:

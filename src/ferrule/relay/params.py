@@ -71,6 +71,10 @@ def _string(value: object) -> str | None:
     return None if isinstance(value, str) else f"must be a string, got {type_name(value)}"
 
 
+def _boolean(value: object) -> str | None:
+    return None if isinstance(value, bool) else f"must be a boolean, got {type_name(value)}"
+
+
 def _string_or_null(value: object) -> str | None:
     return None if value is None or isinstance(value, str) else (
         f"must be a string or null, got {type_name(value)}")
@@ -193,6 +197,8 @@ class UpdateParams(FileParams):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ValidateParams(FileParams):
     content: str | None = _content_param()
+    compile: bool | None = param(_boolean, "boolean", "also run rustc (`cargo check` in a mirror of the "
+                                 "project) on the text the op sees; default false")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -239,10 +245,6 @@ def _one_of(allowed: tuple[str, ...]) -> Check:
         return None if value in allowed else f"must be one of {', '.join(allowed)}, got {shown(value)}"
 
     return check
-
-
-def _boolean(value: object) -> str | None:
-    return None if isinstance(value, bool) else f"must be a boolean, got {type_name(value)}"
 
 
 def _max_param() -> Any:

@@ -16,6 +16,7 @@ from ferrule.lsp import LspClient, RequestTimeout, ResponseError, ServerExited
 from ferrule.lsp.client import ProgressCallback
 from ferrule.project import BadRequest, OpTimeout, ProjectRoot
 from ferrule.relay.analyzer import AnalyzerProcess
+from ferrule.relay.compile import CompileChecker
 from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
 from ferrule.relay.ops import OP_NAMES, OPS, OpContext
@@ -42,6 +43,7 @@ class Session:
         self.analyzer = AnalyzerProcess(self.root, explicit=analyzer, on_progress=on_progress, cool_down=cool_down)
         self.documents = Documents(self.root)
         self.policy = PolicySlot(self.root.path, announce=not quiet_policy)
+        self.compiler = CompileChecker(self.root)  # validate's shadow cargo checks, one at a time
 
     @property
     def client(self) -> LspClient | None:
@@ -69,7 +71,8 @@ class Session:
                     if isinstance(params, FileParams):  # a start takes seconds: check the path again at use
                         params = dataclasses.replace(params, checked=None)
                 budget.began_busy = client.busy
-            result = await spec.handler(OpContext(budget, self.root, analyzer, self.documents, self.policy), params)
+            result = await spec.handler(OpContext(budget, self.root, analyzer, self.documents, self.policy,
+                                                   self.compiler), params)
         except ServerExited as exited:
             raise analyzer.crashed(exited) from None
         except RequestTimeout:

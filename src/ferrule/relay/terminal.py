@@ -76,7 +76,9 @@ def completions(value: Mapping[str, Any]) -> str:
 
 
 def error_count(value: Mapping[str, Any]) -> int:
-    return sum(1 for d in value.get("diagnostics") or [] if d.get("category") == "error")
+    """The file's errors and those its text causes in other files (with a compile check)."""
+    own = sum(1 for d in value.get("diagnostics") or [] if d.get("category") == "error")
+    return own + len(value.get("elsewhere") or []) + (value.get("elsewhere_omitted") or 0)
 
 
 def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None = None) -> str:
@@ -86,7 +88,8 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
         line = d.get("line", 0)
         code = f"[{d['code']}]" if d.get("code") not in (None, "") else ""
         where = f"{file}:{line}:{column(lines, line, d.get('character', 0))}"
-        out.append(f"{where}: {d.get('category', 'diagnostic')}{code}: {d.get('message', '')}")
+        source = " (rustc)" if d.get("source") == "rustc" else ""
+        out.append(f"{where}: {d.get('category', 'diagnostic')}{code}{source}: {d.get('message', '')}")
     findings = value.get("conform_findings") or []
     for f in sorted(findings, key=lambda f: f.get("line", 0)):
         note = " (baselined)" if f.get("baselined") else ""
@@ -106,7 +109,18 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
     facts = value.get("facts")
     if facts:
         summary += f"; {len(facts)} facts"
-    if value.get("degraded"):
+    for other in value.get("elsewhere") or []:
+        out.append(f"{other.get('file')}:{other.get('line', 0)}: error[{other.get('code') or ''}]: {other.get('message', '')}")
+    if value.get("elsewhere_omitted"):
+        out.append(f"... and {value['elsewhere_omitted']} more errors in other files")
+    if value.get("compiled"):
+        summary += f"; checked by rustc in {(value.get('compile_ms') or 0) / 1000:.1f} s"
+    elif value.get("compile_error"):
+        failed = value["compile_error"]
+        out.append(f"compile check not run ({failed.get('kind')}): {failed.get('message')}\n  to fix: {failed.get('recipe')}")
+    for warning in value.get("warnings") or []:
+        out.insert(0, f"warning: {warning.get('message')}\n  to fix: {warning.get('recipe')}")
+    if value.get("degraded") and not value.get("warnings"):
         summary += " (degraded: diagnostics were pushed, not pulled)"
     out.append(f"{file}: {summary}")
     return "\n".join(out) + "\n"

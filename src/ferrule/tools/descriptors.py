@@ -39,6 +39,17 @@ _CONTENT = {
     ),
 }
 
+_COMPILE = {
+    "type": "boolean",
+    "default": True,
+    "description": (
+        "Also run the compiler (`cargo check` in a private copy of the project holding your unsaved text; "
+        "build scripts and proc macros run as cargo runs them): catches what the analyzer misses, such "
+        "as borrow-checker errors, unsatisfied trait bounds and missing lifetimes, in this file and in "
+        "the files the change breaks. Default true; false answers from the analyzer alone, in milliseconds."
+    ),
+}
+
 POSITION_NOTE = "Positions: `line` is 1-based; `character` is 0-based, in UTF-8 bytes of that line."
 PATH_NOTE = "Paths are relative to the project root, with forward slashes."
 
@@ -69,10 +80,12 @@ RUST_VALIDATE: dict[str, Any] = {
         "rust-analyzer's diagnostics for that file (errors and warnings with line:character and code) and "
         "the policy findings of conform.toml (unwrap/expect in domain code, std::env reads outside the "
         "allowed files, pub seam items without a doctest, files over the line limit), each with advice "
-        "on the fix. Call it after every edit of a file, before building: it takes milliseconds, cargo "
-        "takes seconds. Pass `content` to check text you have not saved yet. " + PATH_NOTE
+        "on the fix, and by default the compiler's own errors (rustc) for the same text, in this file and "
+        "in other files the change breaks. Call it after every edit of a file, before building: the "
+        "analyzer answers in milliseconds, the compile check incrementally in about the time of a "
+        "`cargo check`. Pass `content` to check text you have not saved yet. " + PATH_NOTE
     ),
-    "inputSchema": _schema({"file": _FILE, "content": _CONTENT}, _required_by("validate")),
+    "inputSchema": _schema({"file": _FILE, "content": _CONTENT, "compile": _COMPILE}, _required_by("validate")),
     "annotations": _annotations("Validate a Rust file"),
 }
 

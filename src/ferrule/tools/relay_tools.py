@@ -46,7 +46,8 @@ def _copy(args: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _validate_params(args: Mapping[str, Any]) -> dict[str, Any]:
-    return _copy(args, ("file", "content"))
+    compile_ = args.get("compile")
+    return {**_copy(args, ("file", "content")), "compile": True if compile_ is None else bool(compile_)}
 
 
 def _type_params(args: Mapping[str, Any]) -> dict[str, Any]:

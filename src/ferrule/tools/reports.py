@@ -52,10 +52,57 @@ def _columns(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
     return lines
 
 
+def _diagnostic_lines(d: Mapping[str, Any], prefix: str = "") -> list[str]:
+    code = f"[{d['code']}]" if d.get("code") not in (None, "") else ""
+    source = f" ({d['source']})" if d.get("source") == "rustc" else ""
+    head = f"  {prefix}{d.get('line', '?')}:{d.get('character', '?')} {d.get('category', 'error')}{code}{source}: "
+    message = str(d.get("message", "")).strip().splitlines() or [""]
+    return [head + message[0]] + [" " * len(head) + rest for rest in message[1:] if rest.strip()]
+
+
+def _warning_lines(result: Mapping[str, Any]) -> list[str]:
+    """Why the answer cannot be taken at its word: first, before anything it qualifies."""
+    lines = []
+    for warning in result.get("warnings") or []:
+        lines.append(f"warning: {warning.get('message', '')}")
+        lines.append(f"  fix: {warning.get('recipe', '')}")
+        if result.get("compiled"):
+            lines.append("  rustc's answer below is the one to trust: it was checked with the standard library, "
+                         "and the analyzer's errors are left out")
+        else:
+            lines.append("  the analyzer's errors below may not be real; validate with `compile` for rustc's answer")
+    return lines + [""] if lines else []
+
+
+def _compile_lines(result: Mapping[str, Any]) -> list[str]:
+    if "compiled" not in result:
+        return []
+    lines = [""]
+    elsewhere = result.get("elsewhere") or []
+    if elsewhere:
+        omitted = result.get("elsewhere_omitted") or 0
+        lines.append(f"errors in other files (rustc): {len(elsewhere) + omitted}")
+        for d in elsewhere:
+            lines.extend(_diagnostic_lines(d, f"{d.get('file', '?')} "))
+        if omitted:
+            lines.append(f"  ... and {omitted} more")
+        lines.append("")
+    seconds = f"{(result.get('compile_ms') or 0) / 1000:.1f} s"
+    error = result.get("compile_error")
+    if result.get("compiled"):
+        lines.append(f"compile check: rustc checked this text in {seconds}")
+    elif error:
+        lines.append(f"compile check: not run ({error.get('kind')}, {seconds}): {error.get('message', '')}")
+        lines.append(f"  fix: {error.get('recipe', '')}")
+    return lines
+
+
 def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    # rustc's diagnostics first: where both speak, the compiler is the authority
     diagnostics = sorted(
         result.get("diagnostics") or [],
-        key=lambda d: (d.get("line", 0), d.get("character", 0), _SEVERITY_ORDER.get(d.get("category"), 9)),
+        key=lambda d: (d.get("source") != "rustc", d.get("line", 0), d.get("character", 0),
+                       _SEVERITY_ORDER.get(d.get("category"), 9)),
     )
     findings = result.get("conform_findings") or []
     advice = result.get("advice") or []
@@ -65,22 +112,21 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     others = len(diagnostics) - severities.get("error", 0) - severities.get("warning", 0)
     if others:
         summary.append(_plural(others, "note"))
+    broken_elsewhere = len(result.get("elsewhere") or []) + (result.get("elsewhere_omitted") or 0)
+    if broken_elsewhere:
+        summary.append(f"{_plural(broken_elsewhere, 'error')} in other files")
     policy = _plural(len(findings), "policy finding")
     if findings:
         policy += f" ({new_findings} new, {len(findings) - new_findings} baselined)"
     scratch = " (text passed in `content`)" if args.get("content") is not None else ""
     lines = [f"{args.get('file', '?')}{scratch}: {', '.join(summary)}; {policy}"]
-    if not diagnostics and not findings:
+    if not diagnostics and not findings and not broken_elsewhere:
         lines[0] = f"{args.get('file', '?')}{scratch}: clean: no diagnostics, no policy findings"
     if diagnostics:
         lines.append("")
         lines.append("diagnostics:")
         for d in diagnostics:
-            code = f"[{d['code']}]" if d.get("code") not in (None, "") else ""
-            head = f"  {d.get('line', '?')}:{d.get('character', '?')} {d.get('category', 'error')}{code}: "
-            message = str(d.get("message", "")).strip().splitlines() or [""]
-            lines.append(head + message[0])
-            lines.extend(" " * len(head) + rest for rest in message[1:] if rest.strip())
+            lines.extend(_diagnostic_lines(d))
     if findings:
         lines.append("")
         lines.append("policy findings:")
@@ -100,14 +146,15 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         # file and fill a model's context. The findings and advice drawn from them are listed above.
         lines.append(f"facts: {len(facts)} items ({listing}), the policy's input; "
                      "`ferrule validate --json` and the structured result list each")
-    if result.get("degraded"):
+    lines.extend(_compile_lines(result))
+    if result.get("degraded") and not result.get("warnings"):
         lines.append("")
         lines.append(
             "note: degraded: the analyzer offers no pull diagnostics, so these came from its push channel "
             "and may lag the text by one edit"
         )
     _indexing_note(result, lines)
-    return "\n".join(lines)
+    return "\n".join(_warning_lines(result) + lines)
 
 
 def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:

@@ -18,6 +18,7 @@ from ferrule.lsp.errors import INTERNAL_ERROR
 from ferrule.lsp.positions import line_text
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
 from ferrule.relay.analyzer import AnalyzerProcess
+from ferrule.relay.compile import CompileChecker
 from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
 from ferrule.relay.params import FileParams, Position
@@ -50,15 +51,16 @@ class Budget:
 
 
 class OpContext:
-    __slots__ = ("budget", "root", "analyzer", "documents", "policy")
+    __slots__ = ("budget", "root", "analyzer", "documents", "policy", "compiler")
 
     def __init__(self, budget: Budget, root: ProjectRoot, analyzer: AnalyzerProcess, documents: Documents,
-                 policy: PolicySlot) -> None:
+                 policy: PolicySlot, compiler: CompileChecker) -> None:
         self.budget = budget
         self.root = root
         self.analyzer = analyzer
         self.documents = documents
         self.policy = policy
+        self.compiler = compiler
 
     @property
     def client(self) -> LspClient:

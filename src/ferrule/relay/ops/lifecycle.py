@@ -16,12 +16,16 @@ async def init(ctx: OpContext, params: InitParams) -> InitResult:
         quiescent = await analyzer.restart(ctx.budget.budget_ms / 1000, before_spawn=ctx.policy.load)
         client = ctx.client
         assert analyzer.binary is not None
-        return {
+        result: InitResult = {
             "ra_version": analyzer.binary.version,
             "position_encoding": client.position_encoding,
             "pull_diagnostics": analyzer.pull_diagnostics,
             "quiescent": quiescent,
         }
+        std_error = analyzer.std_error()
+        if std_error is not None:
+            result["std_error"] = std_error
+        return result
 
 
 async def shutdown(ctx: OpContext, params: ShutdownParams) -> ShutdownResult:

@@ -1,7 +1,9 @@
-"""`validate`: the analyzer's diagnostics for one document, and the policy's findings on its text."""
+"""`validate`: the analyzer's diagnostics for one document, and the policy's findings on its text; with
+`compile`, rustc's too (ferrule.relay.compile), checked while the analyzer computes its own."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -9,14 +11,46 @@ from ferrule.conform import Enrichment
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import RequestTimeout
 from ferrule.relay import mapping
+from ferrule.relay.compile import CompileAnswer, compile_disabled, merged
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import ValidateParams
 from ferrule.relay.results import Diagnostic, ValidateResult
 
 PUSH_SETTLE_S = 0.5  # degraded push path: how long a version's pushes may keep coming once it is analysed
+COMPILE_MARGIN_S = 0.1  # a compile check gives up this long before the budget ends, so the op still answers
 
 
 async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
+    file = ctx.file(params)
+    ctx.documents.require(file, params.content)  # before cargo starts: a missing file is refused at once
+    rel = file.rel
+    compiling = _start_compile(ctx, params, rel) if params.compile else None
+    try:
+        result = await _analyzer_view(ctx, params)
+        if compiling is not None:
+            merged(result, await compiling, rel, std_missing="warnings" in result)
+    except BaseException:
+        if compiling is not None:  # stop cargo now: nothing may keep running after the op answered
+            compiling.cancel()
+            await asyncio.gather(compiling, return_exceptions=True)
+        raise
+    return ctx.mark(result)
+
+
+def _start_compile(ctx: OpContext, params: ValidateParams, rel: str) -> asyncio.Future[CompileAnswer]:
+    """rustc's answer for the overlays and this op's content, started before the analyzer is asked."""
+    disabled = compile_disabled(ctx.policy.current.compile)
+    if disabled is not None:
+        done: asyncio.Future[CompileAnswer] = asyncio.get_running_loop().create_future()
+        done.set_result(CompileAnswer(error=disabled))
+        return done
+    overlays = {name: overlay.text for name, overlay in ctx.documents.overlays.items()}
+    if params.content is not None:
+        overlays[rel] = params.content
+    return asyncio.ensure_future(ctx.compiler.check(overlays, rel, ctx.budget.deadline - COMPILE_MARGIN_S))
+
+
+async def _analyzer_view(ctx: OpContext, params: ValidateParams) -> ValidateResult:
     file, content = ctx.file(params), params.content
     documents, client = ctx.documents, ctx.client
     text = documents.text(file, content)
@@ -51,6 +85,7 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
             "message": item.get("message", ""),
             "line": start["line"] + 1,
             "character": ctx.utf8_column(index, start["line"], start["character"]),
+            "source": "rust-analyzer",
         })
     policy_fields = enriched[0]
     result: ValidateResult = {
@@ -61,7 +96,11 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
         "advice": policy_fields["advice"],
         "degraded": not pull,
     }
-    return ctx.mark(result)
+    std_error = ctx.analyzer.std_error()
+    if std_error is not None:
+        result["degraded"] = True
+        result["warnings"] = [std_error]
+    return result
 
 
 async def _pushed_diagnostics(ctx: OpContext, uri: str, version: int, lines: int) -> list[dict[str, Any]]:

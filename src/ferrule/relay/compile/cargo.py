@@ -1,0 +1,94 @@
+"""One `cargo check` in its own process group, bounded by a deadline: past it, cargo and everything it
+started (rustc, build scripts) are killed together, so no compiler outlives the op."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+STDERR_TAIL = 4000  # characters of cargo's own complaint kept for the message
+GROUP_EXIT_S = 2.0  # how long a killed group's compilers are waited for
+
+
+class CargoMissing(Exception):
+    pass
+
+
+class CargoTimedOut(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class CargoRun:
+    returncode: int
+    messages: list[dict[str, Any]]
+    stderr: str
+
+
+def cargo_binary() -> str:
+    """`$CARGO` (as cargo sets it for its children), else `cargo` on PATH."""
+    found = os.environ.get("CARGO") or shutil.which("cargo")
+    if not found:
+        raise CargoMissing("cargo is not on PATH")
+    return found
+
+
+def check_command(package: str | None) -> list[str]:
+    command = [cargo_binary(), "check", "--message-format=json", "--all-targets"]
+    return command + (["-p", package] if package else ["--workspace"])
+
+
+async def run_cargo(command: Sequence[str], cwd: Path, target: Path, deadline: float) -> CargoRun:
+    """Run `command` in `cwd` with `target` as its target directory, the rest of the environment (CARGO_HOME,
+    offline set-up) as found; CargoTimedOut when `deadline` (monotonic) passes first."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target), CARGO_TERM_COLOR="never")
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    except FileNotFoundError as missing:
+        raise CargoMissing(f"cargo could not be started: {missing}") from None
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), max(deadline - time.monotonic(), 0.001))
+    except asyncio.TimeoutError:
+        raise CargoTimedOut from None
+    finally:
+        if process.returncode is None:  # timed out or cancelled: the whole group goes
+            await _kill_group(process)
+    messages = []
+    for line in out.splitlines():
+        if line.startswith(b"{"):
+            try:
+                messages.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue
+    return CargoRun(process.returncode or 0, messages, err.decode("utf-8", "replace")[-STDERR_TAIL:])
+
+
+async def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL cargo's process group and return once none of it is left. Only cargo is our child: the
+    compilers it started are reaped by init, so their end is polled for, briefly."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    await process.wait()
+    give_up = time.monotonic() + GROUP_EXIT_S
+    while time.monotonic() < give_up:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        await asyncio.sleep(0.01)
+
+
+__all__ = ["CargoMissing", "CargoRun", "CargoTimedOut", "cargo_binary", "check_command", "run_cargo"]

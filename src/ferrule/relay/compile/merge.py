@@ -1,0 +1,54 @@
+"""rustc's answer joined to the analyzer's diagnostics for the op's file, and the switches that turn the
+shadow check off for a project."""
+
+from __future__ import annotations
+
+import os
+
+from ferrule.project import ErrorRecord
+from ferrule.relay.compile.checker import CompileAnswer
+from ferrule.relay.results import Diagnostic, ElsewhereDiagnostic, ValidateResult
+
+ELSEWHERE_CAP = 50
+NO_COMPILE_ENV = "FERRULE_NO_COMPILE"
+
+
+def compile_disabled(project_allows: bool) -> ErrorRecord | None:
+    """Why compile checks are off here (cargo runs build scripts and proc macros), or None."""
+    if os.environ.get(NO_COMPILE_ENV, "") not in ("", "0"):
+        return {"kind": "disabled", "message": f"compile checks are off: {NO_COMPILE_ENV} is set",
+                "recipe": f"unset {NO_COMPILE_ENV} to let validate run `cargo check` in a mirror of the project"}
+    if not project_allows:
+        return {"kind": "disabled", "message": "compile checks are off: conform.toml sets `[relay] compile = false`",
+                "recipe": "remove `compile = false` from conform.toml's [relay] table and init again"}
+    return None
+
+
+def _local(diagnostic: ElsewhereDiagnostic) -> Diagnostic:
+    return {key: value for key, value in diagnostic.items() if key != "file"}  # type: ignore[return-value]
+
+
+def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, std_missing: bool) -> None:
+    """Add rustc's answer to `result` (whose diagnostics are the analyzer's for `rel`).
+
+    An error both report (same code, same line) is kept once, as rustc's. Without std the analyzer's
+    errors are artefacts of the missing library: rustc, which has it, stands for them."""
+    result["compile_ms"] = answer.ms
+    if answer.error is not None:
+        result["compiled"] = False
+        result["compile_error"] = answer.error
+        return
+    result["compiled"] = True
+    own = [_local(d) for d in answer.diagnostics if d["file"] == rel]
+    confirmed = {(d["code"], d["line"]) for d in own}
+    analyzer = [d for d in result["diagnostics"]
+                if (d["code"], d["line"]) not in confirmed and not (std_missing and d["category"] == "error")]
+    result["diagnostics"] = sorted(own + analyzer, key=lambda d: (d["line"], d["character"]))
+    others = sorted((d for d in answer.diagnostics if d["file"] != rel and d["category"] == "error"),
+                    key=lambda d: (d["file"], d["line"], d["character"]))
+    result["elsewhere"] = others[:ELSEWHERE_CAP]
+    if len(others) > ELSEWHERE_CAP:
+        result["elsewhere_omitted"] = len(others) - ELSEWHERE_CAP
+
+
+__all__ = ["ELSEWHERE_CAP", "NO_COMPILE_ENV", "compile_disabled", "merged"]

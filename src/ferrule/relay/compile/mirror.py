@@ -1,0 +1,125 @@
+"""A copy of the project under the user's cache in which overlaid files hold their overlay text: cargo
+checks the effective state there, and the user's tree, `target/` and `Cargo.lock` are never written.
+
+Each sync follows the disk (files added, changed or deleted since the last one, by mtime and size) and
+writes an overlay only when its text changed. Unchanged mirror files keep their mtimes, so cargo's
+incremental fingerprints hold; a file that does change is written with the current time, never the
+source's older mtime, which cargo could take for "not changed since the last check".
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from ferrule.project import BadRequest, ProjectRoot
+from ferrule.relay.cache import project_home
+
+SKIPPED_DIRS = frozenset({".git", "target"})
+
+
+Signature = tuple[int, int]  # (mtime_ns, size) of a file on disk
+
+
+class Mirror:
+    """`tree` holds the copy, `target` cargo's warm target directory; `generation` grows whenever a sync
+    found the disk changed."""
+
+    def __init__(self, root: ProjectRoot, home: Path | None = None) -> None:
+        self.root = root
+        self.home = home or project_home(root) / "mirror"
+        self.tree = self.home / "tree"
+        self.target = self.home / "target"
+        self.generation = 0
+        self._disk: dict[str, Signature] = {}  # what the mirror holds from disk, per file
+        self._overlaid: dict[str, str] = {}  # files whose mirror copy holds other text than the disk's
+        self.forget()
+
+    def forget(self) -> None:
+        """Start from an empty tree: another process wrote it, so what it holds is unknown here. The
+        target directory stays (what is unchanged is still fresh for cargo)."""
+        self._disk.clear()
+        self._overlaid.clear()
+        if self.tree.exists():
+            shutil.rmtree(self.tree)
+        self.tree.mkdir(parents=True)
+
+    def sync(self, overlays: Mapping[str, str]) -> None:
+        """Make the tree hold the disk with `overlays` (root-relative name -> text) written in."""
+        seen = self._scan()
+        changed = False
+        for rel, signature in seen.items():
+            if rel in overlays:
+                continue
+            if rel in self._overlaid or self._disk.get(rel) != signature:
+                self._copy(rel)
+                changed = True
+            self._disk[rel] = signature
+        for rel in [rel for rel in self._disk if rel not in seen]:
+            del self._disk[rel]
+            if rel not in overlays:
+                self._remove(rel)
+                changed = True
+        for rel in [rel for rel in self._overlaid if rel not in overlays and rel not in seen]:
+            self._remove(rel)  # an overlay dropped for a file the disk does not have
+        for rel, text in overlays.items():
+            if self._overlaid.get(rel) != text:
+                self._write(rel, text)
+            if rel in seen:
+                self._disk[rel] = seen[rel]
+        if changed:
+            self.generation += 1
+
+    def _scan(self) -> dict[str, Signature]:
+        """Every file of the project as (mtime_ns, size), skipping the root's `target/` and any `.git`;
+        a symlink is followed only when the sandbox lets it stay inside the root."""
+        found: dict[str, Signature] = {}
+        stack = [""]
+        while stack:
+            folder = stack.pop()
+            try:
+                entries = list(os.scandir(self.root.path / folder if folder else self.root.path))
+            except OSError:
+                continue
+            for entry in entries:
+                rel = f"{folder}/{entry.name}" if folder else entry.name
+                try:
+                    if entry.is_symlink():
+                        try:
+                            self.root.file(rel)
+                        except BadRequest:
+                            continue  # it leaves the root
+                    if entry.is_dir():
+                        if entry.name == ".git" or (not folder and entry.name in SKIPPED_DIRS):
+                            continue
+                        stack.append(rel)
+                    elif entry.is_file():
+                        info = entry.stat()
+                        found[rel] = (info.st_mtime_ns, info.st_size)
+                except OSError:
+                    continue
+        return found
+
+    def _copy(self, rel: str) -> None:
+        self._overlaid.pop(rel, None)
+        destination = self.tree / rel
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            shutil.copyfile(self.root.path / rel, destination)  # content only: the mtime is now
+        except OSError:
+            destination.unlink(missing_ok=True)
+
+    def _write(self, rel: str, text: str) -> None:
+        destination = self.tree / rel
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_bytes(text.encode("utf-8", "surrogatepass"))
+        self._overlaid[rel] = text
+
+    def _remove(self, rel: str) -> None:
+        self._overlaid.pop(rel, None)
+        (self.tree / rel).unlink(missing_ok=True)
+
+
+__all__ = ["Mirror"]

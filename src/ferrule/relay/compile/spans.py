@@ -1,0 +1,82 @@
+"""rustc's JSON messages (as cargo relays them) mapped to the protocol's diagnostics.
+
+The primary span of each `compiler-message` locates it: `line_start` is 1-based, `column_start` is
+1-based in characters; the protocol counts UTF-8 bytes of the line from 0, measured on the text rustc
+compiled (the mirror's file). A span inside a macro of another crate is followed out through its
+expansions to the call in the project.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ferrule.relay.results import ElsewhereDiagnostic
+
+LEVELS = {"error": "error", "warning": "warning", "note": "information", "help": "hint"}
+
+
+def byte_column(line_text: str, column: int) -> int:
+    """rustc's 1-based character column on `line_text` as a 0-based UTF-8 byte offset."""
+    return len(line_text[:max(column - 1, 0)].encode("utf-8", "surrogatepass"))
+
+
+def _local(file_name: str, tree: str) -> str | None:
+    """The project-relative name of a span's file, or None for a file outside the project."""
+    if os.path.isabs(file_name):
+        if not file_name.startswith(tree.rstrip(os.sep) + os.sep):
+            return None
+        file_name = os.path.relpath(file_name, tree)
+    rel = os.path.normpath(file_name).replace(os.sep, "/")
+    return None if rel.startswith("../") or rel == ".." else rel
+
+
+def _primary(spans: list[dict[str, Any]], tree: str) -> tuple[str, dict[str, Any]] | None:
+    for primary in spans:
+        span: dict[str, Any] | None = primary if primary.get("is_primary") else None
+        while span is not None:
+            rel = _local(span.get("file_name") or "", tree)
+            if rel is not None:
+                return rel, span
+            span = (span.get("expansion") or {}).get("span")
+    return None
+
+
+def _with_label(message: str, label: object) -> str:
+    """rustc's headline and its primary label: "mismatched types: expected `u32`, found `&str`"."""
+    return f"{message}: {label}" if isinstance(label, str) and label and label not in message else message
+
+
+def diagnostics(messages: Iterable[dict[str, Any]], tree: str,
+                line_of: Callable[[str, int], str]) -> list[ElsewhereDiagnostic]:
+    """The located diagnostics of cargo's JSON `messages` for the project in `tree`, each once (a file
+    checked for several targets reports the same error once per target). `line_of(rel, line)` is the
+    text of a 1-based line of a file as rustc saw it."""
+    found: dict[tuple[object, ...], ElsewhereDiagnostic] = {}
+    for record in messages:
+        if record.get("reason") != "compiler-message":
+            continue
+        message = record.get("message") or {}
+        category = LEVELS.get(message.get("level") or "")
+        located = _primary(message.get("spans") or [], tree)
+        if category is None or located is None:
+            continue
+        rel, span = located
+        line = int(span.get("line_start") or 1)
+        code = (message.get("code") or {}).get("code")
+        diagnostic: ElsewhereDiagnostic = {
+            "file": rel,
+            "code": code,
+            "category": category,
+            "message": _with_label(message.get("message") or "", span.get("label")),
+            "line": line,
+            "character": byte_column(line_of(rel, line), int(span.get("column_start") or 1)),
+            "source": "rustc",
+        }
+        key = (rel, line, diagnostic["character"], code, diagnostic["message"])
+        found.setdefault(key, diagnostic)
+    return list(found.values())
+
+
+__all__ = ["byte_column", "diagnostics"]

@@ -1,0 +1,212 @@
+"""The shadow check's pieces without cargo: rustc's spans mapped to UTF-8 byte columns, and the mirror
+following the disk and the overlays."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ferrule.project import ProjectRoot
+from ferrule.relay.cache import project_home
+from ferrule.relay.compile.mirror import Mirror
+from ferrule.relay.compile.spans import byte_column, diagnostics
+
+
+def test_a_character_column_becomes_the_byte_column_of_the_line():
+    line = 'let s = "🦀漢字"; let n = v.len();'
+    column = line.index("v.len") + 1  # rustc: 1-based characters
+    assert byte_column(line, column) == len(line[:line.index("v.len")].encode()) == column - 1 + 3 + 2 * 2
+    assert byte_column("", 1) == 0
+
+
+def _message(file_name: str, line: int, column: int, *, code: str | None = "E0382", level: str = "error",
+             expansion: dict | None = None) -> dict:
+    span = {"file_name": file_name, "line_start": line, "column_start": column, "is_primary": True,
+            "expansion": expansion}
+    return {"reason": "compiler-message", "package_id": "x",
+            "message": {"level": level, "message": "borrow of moved value: `v`",
+                        "code": code and {"code": code}, "spans": [span]}}
+
+
+def test_rustc_messages_are_located_in_the_project_once_each(tmp_path):
+    text = {"src/lib.rs": ["fn main() {", '    let s = "é漢"; v.len();']}
+    column = text["src/lib.rs"][1].index("v.len") + 1
+
+    def line_of(rel: str, line: int) -> str:
+        return text[rel][line - 1]
+
+    tree = str(tmp_path)
+    inside_macro = _message("/registry/some-dep/src/macros.rs", 9, 1,
+                            expansion={"span": {"file_name": "src/lib.rs", "line_start": 2, "column_start": 5}})
+    messages = [
+        _message("src/lib.rs", 2, column),
+        _message(f"{tree}/src/lib.rs", 2, column),  # the same error, reported for the lib test target
+        inside_macro,
+        {"reason": "compiler-artifact"},
+        _message("/registry/some-dep/src/lib.rs", 1, 1),  # outside the project: not ours
+        {"reason": "compiler-message", "message": {"level": "error", "message": "aborting", "spans": []}},
+    ]
+    found = diagnostics(messages, tree, line_of)
+    assert [(d["file"], d["line"], d["character"], d["source"]) for d in found] == [
+        ("src/lib.rs", 2, len('    let s = "é漢"; '.encode()), "rustc"),
+        ("src/lib.rs", 2, 4, "rustc"),
+    ]
+
+
+def _project(tmp_path: Path) -> ProjectRoot:
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "Cargo.toml").write_text("[package]\nname = 'p'\n")
+    (root / "src" / "lib.rs").write_text("pub mod a;\n")
+    (root / "src" / "a.rs").write_text("pub fn a() {}\n")
+    (root / "target" / "debug").mkdir(parents=True)
+    (root / "target" / "debug" / "big").write_text("artefact")
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref")
+    return ProjectRoot(root)
+
+
+def test_the_mirror_follows_the_disk_and_keeps_unchanged_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _project(tmp_path)
+    mirror = Mirror(root)
+    assert mirror.home.parent == project_home(root)
+    assert str(mirror.home).startswith(str(tmp_path / "cache" / "ferrule"))
+    mirror.sync({})
+    tree = mirror.tree
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()) == [
+        "Cargo.toml", "src/a.rs", "src/lib.rs"]  # no target/, no .git
+    kept = (tree / "src" / "a.rs").stat().st_mtime_ns
+    generation = mirror.generation
+
+    mirror.sync({})
+    assert mirror.generation == generation and (tree / "src" / "a.rs").stat().st_mtime_ns == kept
+
+    (root.path / "src" / "b.rs").write_text("pub fn b() {}\n")
+    (root.path / "src" / "lib.rs").write_text("pub mod a;\npub mod b;\n")
+    os.remove(root.path / "src" / "a.rs")
+    mirror.sync({})
+    assert mirror.generation > generation
+    assert (tree / "src" / "b.rs").read_text() == "pub fn b() {}\n"
+    assert (tree / "src" / "lib.rs").read_text() == "pub mod a;\npub mod b;\n"
+    assert not (tree / "src" / "a.rs").exists()
+
+
+def test_overlays_are_written_in_only_when_their_text_changes_and_taken_back_when_dropped(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _project(tmp_path)
+    mirror = Mirror(root)
+    lib = mirror.tree / "src" / "lib.rs"
+    mirror.sync({"src/lib.rs": "pub mod a;\n// unsaved\n", "src/new.rs": "pub fn n() {}\n"})
+    assert lib.read_text() == "pub mod a;\n// unsaved\n"
+    assert (mirror.tree / "src" / "new.rs").read_text() == "pub fn n() {}\n"
+    written = lib.stat().st_mtime_ns
+    os.utime(lib, ns=(written - 10**9, written - 10**9))  # an older stamp shows whether it is rewritten
+    mirror.sync({"src/lib.rs": "pub mod a;\n// unsaved\n", "src/new.rs": "pub fn n() {}\n"})
+    assert lib.stat().st_mtime_ns == written - 10**9
+
+    mirror.sync({})
+    assert lib.read_text() == "pub mod a;\n"
+    assert lib.stat().st_mtime_ns > written - 10**9  # a restored file is newer than what cargo checked
+    assert not (mirror.tree / "src" / "new.rs").exists()
+    assert not (root.path / "src" / "new.rs").exists()
+
+
+def test_a_symlink_leaving_the_root_is_not_mirrored(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _project(tmp_path)
+    secret = tmp_path / "secret.rs"
+    secret.write_text("outside")
+    (root.path / "src" / "leak.rs").symlink_to(secret)
+    mirror = Mirror(root)
+    mirror.sync({})
+    assert not (mirror.tree / "src" / "leak.rs").exists()
+
+
+def test_one_holder_of_the_mirror_at_a_time_and_each_learns_when_another_wrote_it(tmp_path):
+    import asyncio
+    import time
+
+    from ferrule.relay.compile.lock import LockTimeout, held
+
+    async def scenario() -> list[object]:
+        seen: list[object] = []
+        async with held(tmp_path, "a", time.monotonic() + 5) as others:
+            seen.append(others)  # nobody stamped it yet
+            try:
+                async with held(tmp_path, "b", time.monotonic() + 0.05):
+                    seen.append("b got in")
+            except LockTimeout:
+                seen.append("b waited out its deadline")
+        async with held(tmp_path, "a", time.monotonic() + 5) as others:
+            seen.append(others)
+        async with held(tmp_path, "b", time.monotonic() + 5) as others:
+            seen.append(others)
+        async with held(tmp_path, "a", time.monotonic() + 5) as others:
+            seen.append(others)
+        return seen
+
+    assert asyncio.run(scenario()) == [True, "b waited out its deadline", False, True, True]
+
+
+def _found(file: str, line: int, code: str | None, source: str = "rustc", category: str = "error") -> dict:
+    return {"file": file, "code": code, "category": category, "message": f"{code} here", "line": line,
+            "character": 0, "source": source}
+
+
+def _analyzer(line: int, code: str | None, category: str = "error") -> dict:
+    found = _found("src/lib.rs", line, code, "rust-analyzer", category)
+    del found["file"]
+    return found
+
+
+def test_an_error_both_report_is_kept_once_as_rustcs_and_other_files_are_capped():
+    from ferrule.relay.compile import ELSEWHERE_CAP, CompileAnswer, merged
+
+    result = {"diagnostics": [_analyzer(3, "E0308"), _analyzer(7, "unresolved-macro-call"),
+                              _analyzer(9, "unused", "warning")]}
+    others = [_found(f"src/m{n:03}.rs", 1, "E0061") for n in range(ELSEWHERE_CAP + 2)]
+    answer = CompileAnswer([_found("src/lib.rs", 3, "E0308"), _found("src/lib.rs", 5, "E0382"),
+                            _found("src/warned.rs", 1, None, category="warning"), *others], ms=12)
+    merged(result, answer, "src/lib.rs", std_missing=False)
+    assert [(d["line"], d["code"], d["source"]) for d in result["diagnostics"]] == [
+        (3, "E0308", "rustc"), (5, "E0382", "rustc"), (7, "unresolved-macro-call", "rust-analyzer"),
+        (9, "unused", "rust-analyzer")]
+    assert all("file" not in d for d in result["diagnostics"])
+    assert len(result["elsewhere"]) == ELSEWHERE_CAP and result["elsewhere_omitted"] == 2
+    assert {d["file"] for d in result["elsewhere"]} == {f"src/m{n:03}.rs" for n in range(ELSEWHERE_CAP)}
+    assert (result["compiled"], result["compile_ms"]) == (True, 12)
+
+
+def test_without_std_the_analyzers_errors_give_way_to_rustc():
+    from ferrule.relay.compile import CompileAnswer, merged
+
+    result = {"diagnostics": [_analyzer(2, "unresolved-macro-call"), _analyzer(4, "unused", "warning")]}
+    merged(result, CompileAnswer([], ms=1), "src/lib.rs", std_missing=True)
+    assert [(d["line"], d["category"]) for d in result["diagnostics"]] == [(4, "warning")]
+
+
+def test_a_check_that_did_not_run_leaves_the_analyzers_answer(monkeypatch):
+    from ferrule.relay.compile import CompileAnswer, compile_disabled, merged
+
+    monkeypatch.setenv("FERRULE_NO_COMPILE", "1")
+    off = compile_disabled(True)
+    assert off is not None and off["kind"] == "disabled"
+    monkeypatch.delenv("FERRULE_NO_COMPILE")
+    assert compile_disabled(True) is None
+    assert "conform.toml" in compile_disabled(False)["message"]
+    result = {"diagnostics": [_analyzer(2, "E0308")]}
+    merged(result, CompileAnswer(error=off), "src/lib.rs", std_missing=False)
+    assert result["compiled"] is False and result["compile_error"] == off and len(result["diagnostics"]) == 1
+
+
+def test_the_package_checked_is_the_one_whose_manifest_is_nearest(tmp_path):
+    from ferrule.relay.compile.checker import package_of
+
+    (tmp_path / "crates" / "tally" / "src").mkdir(parents=True)
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "top"\n\n[workspace]\nmembers = ["crates/tally"]\n')
+    (tmp_path / "crates" / "tally" / "Cargo.toml").write_text('[package]\nname = "tally"\n')
+    assert package_of(tmp_path, "src/lib.rs") == "top"
+    assert package_of(tmp_path, "crates/tally/src/lib.rs") == "tally"
+    (tmp_path / "Cargo.toml").write_text('[workspace]\nmembers = ["crates/tally"]\n')
+    assert package_of(tmp_path, "src/lib.rs") is None  # a virtual manifest: the whole workspace
