@@ -56,7 +56,7 @@ def test_protocol_errors_are_answered_and_the_loop_survives(served, lib_text):
         b"{not json",
         b'"a string"',
         frame(1, "init").replace(b'"proto":1', b'"proto":7'),
-        frame(2, "definition", {"file": LIB}),
+        frame(2, "teleport", {"file": LIB}),
         frame(3, "type", {"file": LIB, "position": {"line": 0, "character": "x"}}),
         frame(4, "complete", {"file": LIB}),
         frame(5, "validate", {"file": "/etc/hostname"}),
