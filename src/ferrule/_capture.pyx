@@ -1,5 +1,5 @@
 # cython: language_level=3, embedsignature=True
-"""Compiled twin of `ferrule._capture_py`: the stderr capture guard (MCP-CORE section 4).
+"""Compiled twin of `ferrule._capture_py`: the stderr capture guard (docs/MCP.md §4.2).
 
 Same behaviour, with the descriptor work done in C: on the empty path a capture cycle is a few
 syscalls plus flushing `sys.stderr`, and a session window one `lseek` at each edge. The platform

@@ -1,4 +1,4 @@
-"""Pure-Python twin of `ferrule._capture`: the stderr capture guard (MCP-CORE section 4).
+"""Pure-Python twin of `ferrule._capture`: the stderr capture guard (docs/MCP.md §4.2).
 
 fd 2 is pointed at one unlinked temporary FILE the process keeps and reuses (a pipe would block a
 child that writes more than the pipe holds), so children's stderr lands there too. Only what was
@@ -351,7 +351,7 @@ class CaptureSession(_Redirect):
     holds more than `threshold` bytes. On exit (also on an exception or a KeyboardInterrupt) what is
     left is forwarded, fd 2 and fd 1 are put back, and the guard is released; while the session is
     open `capture_stderr()` raises CaptureBusy, and so does a second `begin()` before `end()`
-    (MCP-CORE section 4: captures do not nest).
+    (docs/MCP.md §4.2: captures do not nest).
 
     States: IDLE -> REDIRECTED on entry (open); `begin()` REDIRECTED -> WINDOW, `end()` back;
     exit from either, down to IDLE.

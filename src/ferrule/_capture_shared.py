@@ -1,7 +1,8 @@
 """What both capture twins share: the error, the result, the process-wide guard, the raw-fd helpers.
 
-This module and its twins are the project's one home of raw-descriptor work (MCP-CORE section 4
-p26): the transport calls `private_stdout` and `stdin_from_devnull` instead of touching fds itself.
+This module and its twins hold the raw-descriptor work of the capture guard and the private stdio
+(docs/MCP.md §4): the transport builds its channel on `dup_private`, `private_stdin` and
+`stdin_from_devnull`.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ _WRONG_STATE = {
 def refuse(kind: str, op: str, state: int) -> NoReturn:
     """Raise what `op` started in the wrong `state` raises; `kind` is "capture" or "session"."""
     if op == "enter" or (op == "begin" and state == WINDOW):
-        raise CaptureBusy()  # captures do not nest (MCP-CORE section 4)
+        raise CaptureBusy()  # captures do not nest (docs/MCP.md §4.2)
     raise RuntimeError(f"{_WRONG_STATE[kind, op]} (state: {STATE_NAMES[state]})")
 
 
@@ -112,12 +113,12 @@ STDOUT_FOLLOWS = bytearray(1)
 
 BUSY_MESSAGE = (
     "stderr is already being captured: the fd-2 redirect is process-global, so captures must not "
-    "nest or run concurrently (MCP-CORE section 4, the capture guard); finish the active capture first"
+    "nest or run concurrently (docs/MCP.md §4.2, the capture guard); finish the active capture first"
 )
 
 
 class CaptureBusy(RuntimeError):
-    """A stderr capture was started while another one is active (MCP-CORE section 4)."""
+    """A stderr capture was started while another one is active (docs/MCP.md §4.2)."""
 
     def __init__(self, message: str = BUSY_MESSAGE) -> None:
         super().__init__(message)

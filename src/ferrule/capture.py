@@ -1,4 +1,4 @@
-"""The stderr capture guard and the process's other raw-descriptor work (MCP-CORE section 4).
+"""The stderr capture guard and the process's other raw-descriptor work (docs/MCP.md §4).
 
 `capture_stderr()` redirects fd 2 around one block; `CaptureSession` redirects it once for a whole
 run and reads each call's text from a window of the same file (one `lseek` per edge). Both refuse

@@ -206,7 +206,7 @@ def test_fd2_is_restored_after_a_keyboardinterrupt(twin, own_stderr):
 def test_captures_and_windows_do_not_nest(twin, all_twins):
     with twin.CaptureSession() as session:
         for other in all_twins:
-            with pytest.raises(CaptureBusy, match=r"MCP-CORE section 4"):
+            with pytest.raises(CaptureBusy, match=r"docs/MCP\.md §4\.2"):
                 with other.capture_stderr():
                     pass
             with pytest.raises(CaptureBusy):

@@ -79,7 +79,7 @@ def test_a_nested_capture_is_refused_citing_the_spec(capture_stderr):
     before = identity(2)
     with capture_stderr() as outer:
         os.write(2, b"outer ")
-        with pytest.raises(CaptureBusy, match=r"MCP-CORE section 4") as refused:
+        with pytest.raises(CaptureBusy, match=r"docs/MCP\.md §4\.2") as refused:
             with capture_stderr():
                 pytest.fail("a nested capture must not start")
         os.write(2, b"still captured")

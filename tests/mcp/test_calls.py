@@ -260,5 +260,5 @@ def test_a_capture_already_active_is_an_internal_error_not_a_crash(server):
     with capture.capture_stderr():
         out = replay(server, call(1, "quiet"), request(2, "ping"))
     assert out[0]["error"]["code"] == -32603
-    assert "section 4" in out[0]["error"]["message"]
+    assert "docs/MCP.md §4.2" in out[0]["error"]["message"]
     assert out[1]["result"] == {}

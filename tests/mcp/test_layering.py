@@ -59,7 +59,7 @@ def test_every_transport_failure_is_one_hierarchy_citing_its_section_and_fix():
     assert len(classes) >= 10
     for cls in classes:
         assert issubclass(cls, errors.McpError)
-        assert cls.section.startswith(("MCP-CORE", "MCP-REVISIONS")), cls
+        assert cls.section.startswith("docs/MCP.md §"), cls
         if cls is not errors.McpError:
             assert cls.fix, cls
     codes = {c.code for c in classes if issubclass(c, errors.ProtocolError)}

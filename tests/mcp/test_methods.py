@@ -1,4 +1,4 @@
-"""The methods of both eras (MCP-CORE section 2, MCP-REVISIONS sections 3 and 4), every result checked
+"""The methods of both eras (docs/MCP.md §2), every result checked
 against the official wire types of the revision it was answered in."""
 
 from __future__ import annotations

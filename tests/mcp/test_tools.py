@@ -1,4 +1,4 @@
-"""Tools (MCP-CORE section 3): the protocol, the registry, and `@tool` schemas from typed functions."""
+"""Tools (docs/MCP.md §3): the protocol, the registry, and `@tool` schemas from typed functions."""
 
 from __future__ import annotations
 
@@ -353,7 +353,7 @@ def test_bad_descriptors_are_refused_at_registration(descriptor):
         def run(self, args):
             return ToolOutput("")
 
-    with pytest.raises(InvalidTool, match="MCP-CORE §3"):
+    with pytest.raises(InvalidTool, match="docs/MCP.md §3"):
         ToolSet([Bad()])
 
 

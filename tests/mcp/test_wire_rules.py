@@ -1,4 +1,4 @@
-"""The wire rules (MCP-CORE section 1) over the replay transport: what a host sees for each line."""
+"""The wire rules (docs/MCP.md §1) over the replay transport: what a host sees for each line."""
 
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def test_a_transport_reported_long_line_is_answered_too(server):
 def test_error_data_names_the_section_and_the_fix(server):
     out = replay(server, b"{", request(1, "nope/nope"))
     parse, unknown = out[0]["error"], out[1]["error"]
-    assert parse["data"]["section"].startswith("MCP-CORE")
+    assert parse["data"]["section"].startswith("docs/MCP.md §1")
     assert parse["data"]["fix"]
     assert unknown["code"] == -32601 and "nope/nope" in unknown["message"]
 

@@ -1,4 +1,4 @@
-"""ferrule.mcp: a neutral, fast MCP stdio server (MCP-CORE).
+"""ferrule.mcp: a neutral, fast MCP stdio server (docs/MCP.md).
 
     from ferrule.mcp import Server, tool
 

@@ -7,8 +7,8 @@ Stateless era (2026-07-28): no handshake; every request carries `params._meta` w
 `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities`, every
 result carries `resultType` and the `serverInfo` stamp, and `server/discover` describes the server.
 
-Era choice: **each request is classified on its own** (MCP-REVISIONS §2.1, which the 2026 spec
-allows), not locked per process as the official SDK does (§2.2). A request other than `initialize`
+Era choice (docs/MCP.md §2.3): **each request is classified on its own**, which the 2026-07-28
+revision allows, not locked per process as the official SDK does. A request other than `initialize`
 whose `_meta` holds the protocol-version key is served statelessly; every other request is served in
 the handshake era at the revision `initialize` negotiated (2025-11-25 until one did). Why: nothing
 a client can send leaves the process stuck in the wrong era (a probe that timed out, a stray ping),
@@ -71,7 +71,7 @@ def is_stateless(method: str, params: Any) -> bool:
 
 
 def check_envelope(params: dict[str, Any]) -> str:
-    """Validate a stateless request's envelope in the order MCP-REVISIONS §4.2 gives; the revision."""
+    """Validate a stateless request's envelope in the order docs/MCP.md §2.3 gives; the revision."""
     meta = params["_meta"]
     missing = [key for key in (VERSION_KEY, CAPABILITIES_KEY) if key not in meta]
     if missing:

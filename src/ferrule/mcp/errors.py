@@ -1,11 +1,10 @@
-"""Transport-level failure: one exception hierarchy (MCP-CORE section 1, "the wire").
+"""Transport-level failure: one exception hierarchy (docs/MCP.md §1, the wire; §2.4, error codes).
 
-Every class names the MCP-CORE section (or MCP-REVISIONS section) whose rule it enforces and the fix
-a caller can apply. The protocol errors carry their JSON-RPC code and become the `error` member of a
+Every class names the docs/MCP.md section whose rule it enforces and the fix a caller can apply. The protocol errors carry their JSON-RPC code and become the `error` member of a
 response; `ChannelClosed` ends the loop instead (the only way out besides end of input).
 
 Tool failures are not here on purpose: a tool that fails answers with an `isError` result
-(MCP-CORE section 3), never with a protocol error.
+(docs/MCP.md §3.4), never with a protocol error.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ __all__ = [
 class McpError(Exception):
     """Base of every transport-level failure of `ferrule.mcp`."""
 
-    section = "MCP-CORE §1 (wire)"
+    section = "docs/MCP.md §1 (wire)"
     fix = ""
 
     def __str__(self) -> str:
@@ -41,14 +40,14 @@ class McpError(Exception):
 class ChannelClosed(McpError):
     """The protocol channel is dead (EPIPE, a closed or invalid descriptor): the loop ends, exit 0."""
 
-    section = "MCP-CORE §1 (wire): the loop ends only at end of input or a dead channel"
+    section = "docs/MCP.md §2.1 (lifecycle): the loop ends only at end of input or a dead channel"
     fix = "the host closed its end; restart the server from the host"
 
 
 class InvalidTool(McpError, ValueError):
-    """A tool whose descriptor breaks MCP-CORE section 3; raised when it is registered, not at call time."""
+    """A tool whose descriptor breaks docs/MCP.md §3.1; raised when it is registered, not at call time."""
 
-    section = "MCP-CORE §3 (toolset)"
+    section = "docs/MCP.md §3.1 (registry)"
     fix = "descriptor() must return {name: non-empty str, description: str, inputSchema: {type: 'object', ...}}"
 
 
@@ -57,7 +56,7 @@ class ProtocolError(McpError):
 
     code = -32603
     title = "Internal error"
-    section = "MCP-CORE §1 (wire), JSON-RPC 2.0 §5.1 (error object)"
+    section = "docs/MCP.md §2.4 (error codes); JSON-RPC 2.0 §5.1 (error object)"
     fix = "the message says what the request got wrong"
 
     def __init__(self, detail: str = "", *, data: Any = None, fix: str | None = None) -> None:
@@ -79,7 +78,7 @@ class ParseError(ProtocolError):
 
     code = -32700
     title = "Parse error"
-    section = "MCP-CORE §1 (wire): a malformed line is answered and the loop goes on"
+    section = "docs/MCP.md §1.3 (each line): a malformed line is answered and the loop goes on"
     fix = "send one UTF-8 JSON-RPC object per line, with no raw newline inside it"
 
 
@@ -88,14 +87,14 @@ class InvalidRequest(ProtocolError):
 
     code = -32600
     title = "Invalid Request"
-    section = "MCP-CORE §1 (wire), JSON-RPC 2.0 §5"
+    section = "docs/MCP.md §1.3 (each line); JSON-RPC 2.0 §4 (request object), §5.1 (error object)"
     fix = 'send an object {"jsonrpc": "2.0", "method": str, "id"?: str | int, "params"?: object}'
 
 
 class LineTooLong(InvalidRequest):
     """A line longer than the server's bound: refused (id null); the next line is still served."""
 
-    section = "MCP-CORE §1 (wire): bounded line length"
+    section = "docs/MCP.md §1.2 (line bound)"
     fix = "send smaller messages, or start the server with a larger max_line"
 
     def __init__(self, limit: int) -> None:
@@ -108,7 +107,7 @@ class MethodNotFound(ProtocolError):
 
     code = -32601
     title = "Method not found"
-    section = "MCP-CORE §2 (server): anything else is method not found"
+    section = "docs/MCP.md §2.2 (methods): anything else is method not found"
     fix = "call initialize, ping, tools/list or tools/call (server/discover, tools/list, tools/call on 2026-07-28)"
 
 
@@ -117,7 +116,7 @@ class InvalidParams(ProtocolError):
 
     code = -32602
     title = "Invalid params"
-    section = "MCP-CORE §2 (server)"
+    section = "docs/MCP.md §2.2 (methods): params that break the method's grammar"
     fix = "params must be an object; tools/call needs a string `name` and an object `arguments`"
 
 
@@ -126,7 +125,7 @@ class UnsupportedProtocolVersion(ProtocolError):
 
     code = -32022
     title = "Unsupported protocol version"
-    section = "MCP-REVISIONS §4.2 (envelope validation)"
+    section = "docs/MCP.md §2.3 (revisions): the 2026-07-28 envelope"
     fix = "retry with a version from data.supported (or send initialize for a handshake revision)"
 
     def __init__(self, supported: list[str], requested: Any) -> None:
@@ -140,5 +139,5 @@ class UnsupportedProtocolVersion(ProtocolError):
 class InternalError(ProtocolError):
     """The server itself failed while answering (-32603); the loop goes on."""
 
-    section = "MCP-CORE §2 (server)"
+    section = "docs/MCP.md §2.4 (error codes)"
     fix = "a server bug: the server's stderr has the traceback"

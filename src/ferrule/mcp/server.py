@@ -1,4 +1,4 @@
-"""The server loop (MCP-CORE section 2): `(name, version, ToolSet)` over a Transport.
+"""The server loop (docs/MCP.md §2): `(name, version, ToolSet)` over a Transport.
 
 The read loop is one plain thread: read whatever the channel holds (many pipelined lines at once),
 handle every complete line in order, and write the answers of one read in one write. Every line
@@ -7,7 +7,7 @@ test of a well-formed request, wire.py), `_route` (the era and the method), the 
 `tools/call` resolves its tool through `_plan`, a cache of the decisions the route takes for a tool
 name (its entry, whether it is async); the cache is dropped when the ToolSet changes.
 
-Sync tools run on the read loop, one at a time, inside the capture guard (MCP-CORE section 4), which
+Sync tools run on the read loop, one at a time, inside the capture guard (docs/MCP.md §4.2), which
 is what licenses a process-global redirect. Over stdio the redirect is made once for the run
 (`CaptureSession`) and each call reads its own window of the capture file; over other transports
 each call is captured on its own (`capture_stderr`). Async tools (an `async def` under `@tool`) run

@@ -1,4 +1,4 @@
-"""Tools and the registry (MCP-CORE section 3).
+"""Tools and the registry (docs/MCP.md §3).
 
 A tool is `descriptor()` (name, description, inputSchema) plus `run(args) -> ToolOutput`. The
 registry maps name -> tool; the last registration of a name wins; `descriptors()` are sorted by name.

@@ -1,4 +1,4 @@
-"""The transport seam (MCP-CORE section 2): `read_line` / `write_line`, stdio for production and a
+"""The transport seam (docs/MCP.md §1.1; the private channel, §4.1): `read_line` / `write_line`, stdio for production and a
 scripted replay for tests.
 
 `Transport` is the base class the server serves: a subclass gives `read_line` and `write_line`, and

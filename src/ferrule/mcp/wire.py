@@ -1,13 +1,12 @@
 """The wire codec: one JSON-RPC 2.0 object per line, decoded and encoded with orjson.
 
-Classification follows MCP-CORE section 1: a frame with a present, non-null `id` is a request and is
+Classification follows docs/MCP.md §1.3: a frame with a present, non-null `id` is a request and is
 answered; an object without one (absent or null) is a notification and is never answered, whatever
 else is wrong with it (no `jsonrpc`, no `method`): an answer would need an id the client never gave,
 and a client that sends no id waits for none. A line that is not JSON is a parse error (-32700, id
 null); JSON that is not an object, or an object with an id that is not a valid request, is an invalid
-request (-32600). MCP-CORE names -32700 for a frame without `method` too; JSON-RPC 2.0 names -32600
-for any object that is not a valid request, and that is what is sent, so a client can tell "not
-JSON" from "not a request". An object with `result` or `error` and no `method` is a response from
+request (-32600): JSON-RPC 2.0 (§4, §5.1) names -32600 for any object that is not a valid request,
+so a client can tell "not JSON" from "not a request". An object with `result` or `error` and no `method` is a response from
 the client (we never send requests) and is dropped.
 
 Ids are echoed exactly, never through floats: orjson reads integers beyond 64 bits as floats, so a
@@ -103,7 +102,7 @@ def classify(msg: Any) -> tuple[int, Any, str, Any]:
         if type(msg) is list:
             kind = "an array (batches are served to 2025-03-26 sessions only)"
         raise _invalid(f"a message must be a JSON object, got {kind}", None)
-    if msg_id is None:  # MCP-CORE §1: absent or null id, a notification; absorbed even when malformed
+    if msg_id is None:  # docs/MCP.md §1.3: absent or null id, a notification; absorbed even when malformed
         return NOTIFICATION, None, method if type(method) is str else "", msg.get("params")
     readable_id = msg_id if _valid_id(msg_id) else None
     if method is None:
