@@ -66,8 +66,9 @@ def main() -> int:
         python = make_venv(args.wheel, work / "venv") if args.wheel else sys.executable
         check_installed(python, source, args.require_extensions)
         shutil.copytree(source / "tests", work / "suite" / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-        # what the tests read besides themselves: the demo crate, the fuzz targets, the soak driver
-        for folder in ("examples", "fuzz", "bench"):
+        # what the tests read besides themselves: the demo crate, the fuzz targets, the soak driver, the
+        # documents whose tables and sections the code is checked against
+        for folder in ("examples", "fuzz", "bench", "docs"):
             if (source / folder).is_dir():
                 shutil.copytree(source / folder, work / "suite" / folder,
                                 ignore=shutil.ignore_patterns("target", "__pycache__", "results"))
