@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+import ferrule
 from ferrule._capture_shared import BUSY_MESSAGE
 from ferrule.mcp import errors
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "MCP.md"
+PACKAGE = Path(ferrule.__file__).resolve().parent  # the sources as imported: a checkout's or the wheel's
 # "docs/MCP.md §2.4 (error codes)": the number, and the optional words in brackets after it
 CITATION = re.compile(r"docs/MCP\.md (?:§|section )(\d+(?:\.\d+)?)(?: \(([^)]*)\))?")
 HEADING = re.compile(r"^#{2,3} (\d+(?:\.\d+)?)\.? (.+?)\s*$")
@@ -65,12 +67,12 @@ def test_a_wire_error_carries_its_section_and_fix_in_data():
 
 
 def test_every_citation_in_the_code_names_a_heading_of_docs_mcp_md():
-    sources = [*sorted((ROOT / "src" / "ferrule").rglob("*.py")), *sorted((ROOT / "src" / "ferrule").glob("*.pyx"))]
+    sources = [*sorted(PACKAGE.rglob("*.py")), *sorted(PACKAGE.glob("*.pyx"))]
     cited = 0
     for path in sources:
         text = path.read_text(encoding="utf-8")
         cited += len(CITATION.findall(text))
-        assert unresolved(text) == [], f"{path.relative_to(ROOT)} cites sections docs/MCP.md does not have"
+        assert unresolved(text) == [], f"{path.relative_to(PACKAGE)} cites sections docs/MCP.md does not have"
         assert "MCP-CORE" not in text and "MCP-REVISIONS" not in text, path
     assert cited >= 20
     assert CITATION.search(BUSY_MESSAGE) and unresolved(BUSY_MESSAGE) == []
