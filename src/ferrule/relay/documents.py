@@ -38,6 +38,9 @@ class Overlay:
         return self._index
 
 
+_DISK_INDEX_CAP = 256  # files whose disk line index is kept at once
+
+
 class _Unread:
     """The disk text not read yet (None means: the file could not be read)."""
 
@@ -57,6 +60,7 @@ class Documents:
     def __init__(self, root: ProjectRoot) -> None:
         self.root = root
         self.overlays: dict[str, Overlay] = {}
+        self._disk_indexes: dict[str, tuple[tuple[int, int], LineIndex]] = {}  # rel -> ((mtime, size), index)
         self._versions: dict[str, int] = {}
         self._uris: dict[str, str] = {}
 
@@ -111,10 +115,29 @@ class Documents:
         return overlay.text if overlay is not None else read_or_none(file)
 
     def index(self, file: ProjectFile, content: str | None) -> LineIndex:
+        if content is not None:
+            return LineIndex(content)
         overlay = self.overlays.get(file.rel)
-        if content is None and overlay is not None:
+        if overlay is not None:
             return overlay.index
-        return LineIndex(self.text(file, content))
+        return self._disk_index(file)
+
+    def _disk_index(self, file: ProjectFile) -> LineIndex:
+        """The disk text's line index, built again only when the file's mtime or size changed: checking
+        a position must not read and index the whole file on every op."""
+        try:
+            seen = os.stat(file.real)
+        except OSError:
+            return LineIndex(self.disk_text(file))  # raises the clear error
+        key = (seen.st_mtime_ns, seen.st_size)
+        known = self._disk_indexes.get(file.rel)
+        if known is not None and known[0] == key:
+            return known[1]
+        index = LineIndex(self.disk_text(file))
+        if len(self._disk_indexes) >= _DISK_INDEX_CAP:
+            self._disk_indexes.clear()
+        self._disk_indexes[file.rel] = (key, index)
+        return index
 
     # ---- overlays --------------------------------------------------------------------------------
 
