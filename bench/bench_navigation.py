@@ -99,12 +99,14 @@ def _check(direct: dict[str, Callable[[], Any]], relay: dict[str, Any]) -> None:
 
 
 async def race(tmp: Path, analyzer: str, rounds: int) -> dict[str, dict[str, list[float]]]:
-    from ferrule.relay.analyzer import ANALYZER_CONFIG, initialize_params
+    from ferrule.project import ProjectRoot
+    from ferrule.relay.analyzer import analyzer_config, initialize_params
     from ferrule.relay.session import Session
 
     direct_root, relay_root = _copy(tmp, "direct"), _copy(tmp, "relay")
-    client = DirectClient(analyzer, direct_root, options=ANALYZER_CONFIG)
-    client.initialize(params=initialize_params(direct_root))
+    config = analyzer_config(ProjectRoot(direct_root))  # the relay's own, so both analyzers do the same work
+    client = DirectClient(analyzer, direct_root, options=config)
+    client.initialize(params=initialize_params(direct_root, config))
     session = Session(relay_root, analyzer=analyzer, quiet_policy=True)
     await session.call("init", {})
     try:

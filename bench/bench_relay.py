@@ -98,12 +98,15 @@ class Direct:
     name = "direct LSP client (floor)"
 
     def __init__(self, root: Path, analyzer: str) -> None:
-        from ferrule.relay.analyzer import ANALYZER_CONFIG, initialize_params
+        from ferrule.project import ProjectRoot
+        from ferrule.relay.analyzer import analyzer_config, initialize_params
 
         # the relay's settings and the relay's exact capabilities (completion documentation resolved
         # lazily on both sides, so the answers the two parse are the same size)
-        self.client = client = DirectClient(analyzer, root, options=ANALYZER_CONFIG)
-        client.initialize(params=initialize_params(Path(os.path.realpath(root))))
+        # the relay's own per-project configuration, so that both analyzers do the same work
+        config = analyzer_config(ProjectRoot(root))
+        self.client = client = DirectClient(analyzer, root, options=config)
+        client.initialize(params=initialize_params(Path(os.path.realpath(root)), config))
         self.text = text = _lib_text(root)
         self.uri = client.uri(FILE)
         self.version = 0
