@@ -11,6 +11,8 @@ from tests.relay_live.conftest import copy_crate, live_session
 
 from ferrule.relay.sync import SyncSession
 
+pytestmark = pytest.mark.live
+
 ANALYZERS = ["current", pytest.param("old", marks=pytest.mark.skipif(
     not os.environ.get("RUST_ANALYZER_OLD"), reason="no RUST_ANALYZER_OLD on this machine"))]
 
