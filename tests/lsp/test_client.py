@@ -208,6 +208,22 @@ def test_pushed_diagnostics_wait_for_the_document_version():
     run(body())
 
 
+def test_a_versionless_push_does_not_answer_a_wait_for_a_version():
+    async def body():
+        client = await started()
+        uri = "file:///a.rs"
+        waiter = asyncio.ensure_future(client.wait_diagnostics(uri, 3, 5))
+        # the push reaches the client before the answer to the request that sent it
+        await client.request("test/publish", {"uri": uri, "version": None, "message": "disk"})
+        assert not waiter.done(), "a push for the file on disk must not answer a wait for version 3"
+        await client.request("test/publish", {"uri": uri, "version": 3, "message": "open"})
+        assert [d["message"] for d in await waiter] == ["open"]
+        assert [d["message"] for d in await client.wait_diagnostics(uri, None, 5)] == ["open"]
+        await client.shutdown()
+
+    run(body())
+
+
 def test_timeout_cancels_the_request_and_the_client_stays_usable():
     async def body():
         client = await started()

@@ -473,7 +473,9 @@ class LspClient:
         for wanted, waiter in waiters:
             if waiter.done():
                 continue
-            if wanted is None or version is None or version >= wanted:
+            # a push without a version describes the file on disk (a closed file, a cargo check),
+            # not the version waited for: only a versionless wait takes it, as above
+            if wanted is None or (version is not None and version >= wanted):
                 waiter.set_result(None)
             else:
                 keep.append((wanted, waiter))
