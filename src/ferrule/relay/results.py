@@ -6,7 +6,7 @@ loading or indexing while it answered, so the answer may be partial.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from ferrule.conform import Fact, FindingRecord
 from ferrule.project import ErrorRecord
@@ -41,6 +41,8 @@ class Diagnostic(TypedDict):
     line: int  # 1-based
     character: int  # 0-based, UTF-8 bytes
     source: Source
+    # with a compile check: an analyzer error on a line where rustc reports no error (rustc is the judge)
+    unconfirmed: NotRequired[bool]
 
 
 class ElsewhereDiagnostic(Diagnostic):
