@@ -1,7 +1,8 @@
 """A `validate` answer cut to fit a model's context, the one shape every readable report of it follows.
 
-Errors are never cut: every one is kept, the analyzer's that rustc does not confirm last. Warnings,
-policy findings and advice are capped, the rest counted. Hints and information notes (a large file
+The file's errors are never cut: every one is kept, the analyzer's that rustc does not confirm last.
+Warnings, errors in other files (which validating those files lists), policy findings and advice are
+capped, the rest counted. Hints and information notes (a large file
 gated by `#[cfg]` carries a hundred `inactive-code` hints) are counted by kind, the first few shown.
 Facts, one per item of the file, are counted by kind and left out unless asked for.
 """
@@ -13,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-WARNINGS_SHOWN = 20
+WARNINGS_SHOWN = 10
+ELSEWHERE_SHOWN = 10
 NOTES_SHOWN = 3
 FINDINGS_SHOWN = 10
 ADVICE_SHOWN = 5
@@ -38,6 +40,7 @@ class Digest:
     warnings: list[Mapping[str, Any]]  # the first WARNINGS_SHOWN, in line order
     notes: list[Mapping[str, Any]]  # the first NOTES_SHOWN hints and information notes
     counts: dict[str, int]  # every diagnostic, by category
+    warning_kinds: dict[str, int]  # every warning, by code
     note_kinds: dict[str, int]  # the hints and notes by code, most frequent first
     findings: list[Mapping[str, Any]]  # new findings first, then baselined; the first FINDINGS_SHOWN
     findings_total: int
@@ -45,6 +48,8 @@ class Digest:
     advice_total: int
     fact_kinds: dict[str, int]
     facts_total: int
+    elsewhere: list[Mapping[str, Any]]  # errors in other files (compile check): the first ELSEWHERE_SHOWN
+    elsewhere_total: int
 
     @property
     def unconfirmed(self) -> int:
@@ -83,10 +88,12 @@ def digest(result: Mapping[str, Any]) -> Digest:
                       key=lambda f: (bool(f.get("baselined")), f.get("line") or 0, f.get("rule", "")))
     advice = [str(a) for a in result.get("advice") or []]
     facts = _records(result.get("facts") or [])
+    elsewhere = _records(result.get("elsewhere") or [])
     return Digest(
         errors=errors,
         warnings=warnings[:WARNINGS_SHOWN],
         notes=notes[:NOTES_SHOWN],
+        warning_kinds=_by_frequency(Counter(str(d.get("code") or "warning") for d in warnings)),
         counts=_by_frequency(Counter(str(d.get("category", "error")) for d in diagnostics)),
         note_kinds=_by_frequency(Counter(str(d.get("code") or d.get("category")) for d in notes)),
         findings=findings[:FINDINGS_SHOWN],
@@ -95,10 +102,12 @@ def digest(result: Mapping[str, Any]) -> Digest:
         advice_total=len(advice),
         fact_kinds=_by_frequency(Counter(str(f.get("kind", "item")) for f in facts)),
         facts_total=len(facts),
+        elsewhere=elsewhere[:ELSEWHERE_SHOWN],
+        elsewhere_total=len(elsewhere) + int(result.get("elsewhere_omitted") or 0),
     )
 
 
-_CUT = ("diagnostics", "facts", "conform_findings", "advice")
+_CUT = ("diagnostics", "facts", "conform_findings", "advice", "elsewhere", "elsewhere_omitted")
 
 
 def compact(result: Mapping[str, Any], *, include_facts: bool = False) -> dict[str, Any]:
@@ -118,6 +127,10 @@ def compact(result: Mapping[str, Any], *, include_facts: bool = False) -> dict[s
         "advice": cut.advice,
         "advice_omitted": cut.advice_total - len(cut.advice),
     })
+    if "elsewhere" in result:
+        out["elsewhere"] = [dict(d) for d in cut.elsewhere]
+        if cut.elsewhere_total > len(cut.elsewhere):
+            out["elsewhere_omitted"] = cut.elsewhere_total - len(cut.elsewhere)
     return out
 
 
@@ -126,5 +139,5 @@ def kinds_line(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in counts.items())
 
 
-__all__ = ["ADVICE_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "SEVERITY_RANK", "WARNINGS_SHOWN", "Digest", "compact",
+__all__ = ["ADVICE_SHOWN", "ELSEWHERE_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "SEVERITY_RANK", "WARNINGS_SHOWN", "Digest", "compact",
            "digest", "kinds_line"]

@@ -6,7 +6,7 @@ loading or indexing while it answered, so the answer may be partial.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, TypedDict
 
 from ferrule.conform import Fact, FindingRecord
 from ferrule.project import ErrorRecord
@@ -34,15 +34,18 @@ class UpdateResult(TypedDict):
 Source = Literal["rust-analyzer", "rustc"]
 
 
-class Diagnostic(TypedDict):
+class _Judged(TypedDict, total=False):
+    # with a compile check: an analyzer error on a line where rustc reports no error (rustc is the judge)
+    unconfirmed: bool
+
+
+class Diagnostic(_Judged):
     code: str | None
     category: str  # error | warning | information | hint
     message: str
     line: int  # 1-based
     character: int  # 0-based, UTF-8 bytes
     source: Source
-    # with a compile check: an analyzer error on a line where rustc reports no error (rustc is the judge)
-    unconfirmed: NotRequired[bool]
 
 
 class ElsewhereDiagnostic(Diagnostic):

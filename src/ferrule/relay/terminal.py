@@ -123,10 +123,10 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
         summary += f"; {cut.findings_total} policy finding{'s' if cut.findings_total != 1 else ''} ({new} new)"
     if cut.facts_total:
         summary += f"; {cut.facts_total} facts"
-    for other in value.get("elsewhere") or []:
+    for other in cut.elsewhere:
         out.append(f"{other.get('file')}:{other.get('line', 0)}: error[{other.get('code') or ''}]: {other.get('message', '')}")
-    if value.get("elsewhere_omitted"):
-        out.append(f"... and {value['elsewhere_omitted']} more errors in other files")
+    if cut.elsewhere_total > len(cut.elsewhere):
+        out.append(f"... and {cut.elsewhere_total - len(cut.elsewhere)} more errors in other files")
     if value.get("compiled"):
         summary += f"; checked by rustc in {(value.get('compile_ms') or 0) / 1000:.1f} s"
     elif value.get("compile_error"):

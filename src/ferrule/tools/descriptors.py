@@ -92,7 +92,7 @@ _DIAGNOSTIC_FIELDS: dict[str, Any] = {
     "character": {"type": "integer"},
     "source": {"type": "string"},
 }
-_DIAGNOSTIC = {
+_DIAGNOSTIC: dict[str, Any] = {
     "type": "object",
     "properties": {**_DIAGNOSTIC_FIELDS, "unconfirmed": {"type": "boolean"}},
     "required": ["code", "category", "message", "line", "character"],

@@ -22,9 +22,9 @@ from typing import Any
 
 from ferrule.mcp import ToolOutput, progress
 from ferrule.project import ErrorRecord, FerruleError, OpTimeout
+from ferrule.relay.digest import compact
 from ferrule.relay.documents import MISSING_FILE_RECIPE
 from ferrule.relay.enrichment import POLICY_RECIPE
-from ferrule.relay.digest import compact
 from ferrule.relay.params import PARAMS_RECIPE
 from ferrule.tools import descriptors, reports
 from ferrule.tools.relay_link import SharedRelay

@@ -72,18 +72,17 @@ def _warning_lines(result: Mapping[str, Any]) -> list[str]:
     return lines + [""] if lines else []
 
 
-def _compile_lines(result: Mapping[str, Any]) -> list[str]:
+def _compile_lines(result: Mapping[str, Any], cut: Digest) -> list[str]:
     if "compiled" not in result:
         return []
     lines = [""]
-    elsewhere = result.get("elsewhere") or []
-    if elsewhere:
-        omitted = result.get("elsewhere_omitted") or 0
-        lines.append(f"errors in other files (rustc): {len(elsewhere) + omitted}")
-        for d in elsewhere:
+    if cut.elsewhere:
+        omitted = cut.elsewhere_total - len(cut.elsewhere)
+        lines.append(f"errors in other files (rustc): {cut.elsewhere_total}")
+        for d in cut.elsewhere:
             lines.extend(_diagnostic_lines(d, f"{d.get('file', '?')} "))
         if omitted:
-            lines.append(f"  ... and {omitted} more")
+            lines.append(f"  ... and {omitted} more (rust_validate on those files lists theirs)")
         lines.append("")
     seconds = f"{(result.get('compile_ms') or 0) / 1000:.1f} s"
     error = result.get("compile_error")
@@ -97,7 +96,7 @@ def _compile_lines(result: Mapping[str, Any]) -> list[str]:
 
 
 def _more_line(count: int, what: str, how: str) -> list[str]:
-    return [f"  ... and {_plural(count, what)} more ({how})"] if count else []
+    return [f"  ... and {_plural(count, 'more ' + what)} ({how})"] if count else []
 
 
 def _notes_lines(cut: Digest) -> list[str]:
@@ -131,7 +130,7 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         summary[0] += f" ({cut.unconfirmed} unconfirmed by rustc)"
     if cut.notes_total:
         summary.append(_plural(cut.notes_total, "note"))
-    broken_elsewhere = len(result.get("elsewhere") or []) + (result.get("elsewhere_omitted") or 0)
+    broken_elsewhere = cut.elsewhere_total
     if broken_elsewhere:
         summary.append(f"{_plural(broken_elsewhere, 'error')} in other files")
     new_findings = sum(1 for f in result.get("conform_findings") or [] if not f.get("baselined"))
@@ -147,10 +146,11 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     listed.sort(key=lambda d: (d.get("source") != "rustc", d.get("line", 0), d.get("character", 0),
                                SEVERITY_RANK.get(d.get("category", ""), 9)))
     if listed:
-        lines += ["", "diagnostics:"]
+        lines += ["", "diagnostics:" if not cut.warnings_omitted else
+                  f"diagnostics (warnings by kind: {kinds_line(cut.warning_kinds)}; the first {len(cut.warnings)}):"]
         for d in listed:
             lines.extend(_diagnostic_lines(d))
-        lines += _more_line(cut.warnings_omitted, "warning", "rust_validate's structured result counts them")
+        lines += _more_line(cut.warnings_omitted, "warning", "fix those above and validate again to see them")
     lines += _unconfirmed_lines(cut)
     lines += _notes_lines(cut)
     if cut.findings:
@@ -162,13 +162,14 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     if cut.advice:
         lines += ["", "advice:"]
         lines.extend("  - " + _indent(a, "    ").lstrip() for a in cut.advice)
-        lines += _more_line(cut.advice_total - len(cut.advice), "piece", "rust_check lists every one")
+        if cut.advice_total > len(cut.advice):
+            lines.append(f"  ... and {cut.advice_total - len(cut.advice)} more (rust_check gives every finding's advice)")
     if cut.facts_total:
         # The facts are the policy's input, one per item of the file: listed, they would grow with the
         # file and fill a model's context. The findings and advice drawn from them are listed above.
         lines += ["", f"facts: {cut.facts_total} items ({kinds_line(cut.fact_kinds)}), the policy's input; "
                       "`include_facts: true` lists each in the structured result"]
-    lines.extend(_compile_lines(result))
+    lines.extend(_compile_lines(result, cut))
     if result.get("degraded") and not result.get("warnings"):
         lines.append("")
         lines.append(
