@@ -4,7 +4,8 @@ rust_rename, rust_fixes, rust_apply_fix.
 
 The server checks each call's arguments against the tool's input schema before `run`; the tool maps
 them onto the op's params (docs/PROTOCOL.md section 3), runs the op on the server's shared relay
-session, and answers the rendered report beside the relay's result object. A relay error is an
+session, and answers the rendered report beside the relay's result object (rust_validate's cut to fit
+a model's context, as its report is). A relay error is an
 `isError` result carrying the error's kind and recipe, never a protocol error: the agent reads it and
 acts on it.
 
