@@ -15,6 +15,7 @@ from ferrule.relay.digest import (
     ELSEWHERE_SHOWN,
     FINDINGS_SHOWN,
     NOTES_SHOWN,
+    UNCONFIRMED_SHOWN,
     WARNINGS_SHOWN,
     compact,
     digest,
@@ -177,3 +178,27 @@ def test_errors_in_other_files_are_capped_on_top_of_the_relays_cap_and_counted()
     assert "57 errors in other files" in text.splitlines()[0]
     assert text.count("error[E0061]") == ELSEWHERE_SHOWN
     assert f"  ... and {57 - ELSEWHERE_SHOWN} more (rust_validate on those files lists theirs)" in text
+
+
+def test_the_unconfirmed_errors_are_capped_and_counted_the_confirmed_never():
+    confirmed = [_diagnostic(n, "error", "E0308", "mismatched types", "rustc") for n in range(1, 31)]
+    blind = [_diagnostic(100 + n, "error", "E0599", "no method `wrapping_add` on type `u64`", unconfirmed=True)
+             for n in range(400)]
+    result = {"diagnostics": [*blind, *confirmed], "facts": [], "markers": [], "conform_findings": [], "advice": [],
+              "degraded": False, "compiled": True, "compile_ms": 900, "elsewhere": []}
+    structured = compact(result)
+    jsonschema.validate(structured, VALIDATE_OUTPUT)
+    errors = structured["diagnostics"]
+    assert [d["line"] for d in errors[:30]] == list(range(1, 31))
+    assert [d["line"] for d in errors[30:]] == list(range(100, 100 + UNCONFIRMED_SHOWN))
+    assert structured["diagnostics_omitted"] == 400 - UNCONFIRMED_SHOWN
+    assert structured["diagnostic_counts"] == {"error": 430}
+    text = render_validate(result, {"file": "src/lib.rs"})
+    assert text.splitlines()[0].startswith("src/lib.rs: 430 errors (400 unconfirmed by rustc)")
+    assert f"(rustc is the judge: these are likely not real, or in code rustc does not build); the first " \
+           f"{UNCONFIRMED_SHOWN}:" in text
+    assert text.count("error[E0599]") == UNCONFIRMED_SHOWN and text.count("error[E0308] (rustc)") == 30
+    assert len(text) < 4096
+    cli = terminal.validation("src/lib.rs", result)
+    assert cli.count("error[E0599]") == UNCONFIRMED_SHOWN
+    assert f"... and {400 - UNCONFIRMED_SHOWN} more unconfirmed errors (--json lists every one)" in cli

@@ -1,8 +1,9 @@
 """A `validate` answer cut to fit a model's context, the one shape every readable report of it follows.
 
-The file's errors are never cut: every one is kept, the analyzer's that rustc does not confirm last.
-Warnings, errors in other files (which validating those files lists), policy findings and advice are
-capped, the rest counted. Hints and information notes (a large file
+The file's errors are never cut: every one is kept. The analyzer's errors that rustc, the judge, does
+not report (`unconfirmed`) come last and are capped: an analyzer blind to part of the code (a standard
+library it cannot read, say) can report thousands. Warnings, errors in other files (which validating
+those files lists), policy findings and advice are capped too, the rest counted. Hints and information notes (a large file
 gated by `#[cfg]` carries a hundred `inactive-code` hints) are counted by kind, the first few shown.
 Facts, one per item of the file, are counted by kind and left out unless asked for.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 WARNINGS_SHOWN = 10
+UNCONFIRMED_SHOWN = 10
 ELSEWHERE_SHOWN = 10
 NOTES_SHOWN = 3
 FINDINGS_SHOWN = 10
@@ -36,7 +38,8 @@ def _records(items: Iterable[Any]) -> list[Mapping[str, Any]]:
 class Digest:
     """What a report of a `validate` answer shows, and how much of each list it leaves out."""
 
-    errors: list[Mapping[str, Any]]  # every error; rustc's first, the unconfirmed last
+    errors: list[Mapping[str, Any]]  # every confirmed error, rustc's first; then the first unconfirmed ones
+    unconfirmed: int  # the analyzer's errors rustc does not report, shown or not
     warnings: list[Mapping[str, Any]]  # the first WARNINGS_SHOWN, in line order
     notes: list[Mapping[str, Any]]  # the first NOTES_SHOWN hints and information notes
     counts: dict[str, int]  # every diagnostic, by category
@@ -50,10 +53,6 @@ class Digest:
     facts_total: int
     elsewhere: list[Mapping[str, Any]]  # errors in other files (compile check): the first ELSEWHERE_SHOWN
     elsewhere_total: int
-
-    @property
-    def unconfirmed(self) -> int:
-        return sum(1 for d in self.errors if d.get("unconfirmed"))
 
     @property
     def warnings_omitted(self) -> int:
@@ -81,6 +80,7 @@ def digest(result: Mapping[str, Any]) -> Digest:
     diagnostics = _records(result.get("diagnostics") or [])
     errors = sorted((d for d in diagnostics if d.get("category", "error") == "error"),
                     key=lambda d: (bool(d.get("unconfirmed")), d.get("source") != "rustc", *_position(d)))
+    unconfirmed = [d for d in errors if d.get("unconfirmed")]
     warnings = sorted((d for d in diagnostics if d.get("category") == "warning"), key=_position)
     notes = sorted((d for d in diagnostics if d.get("category", "error") not in _LISTED),
                    key=lambda d: (*_position(d), SEVERITY_RANK.get(d.get("category", ""), 9)))
@@ -90,7 +90,8 @@ def digest(result: Mapping[str, Any]) -> Digest:
     facts = _records(result.get("facts") or [])
     elsewhere = _records(result.get("elsewhere") or [])
     return Digest(
-        errors=errors,
+        errors=[d for d in errors if not d.get("unconfirmed")] + unconfirmed[:UNCONFIRMED_SHOWN],
+        unconfirmed=len(unconfirmed),
         warnings=warnings[:WARNINGS_SHOWN],
         notes=notes[:NOTES_SHOWN],
         warning_kinds=_by_frequency(Counter(str(d.get("code") or "warning") for d in warnings)),
@@ -139,5 +140,5 @@ def kinds_line(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in counts.items())
 
 
-__all__ = ["ADVICE_SHOWN", "ELSEWHERE_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "SEVERITY_RANK", "WARNINGS_SHOWN", "Digest", "compact",
-           "digest", "kinds_line"]
+__all__ = ["ADVICE_SHOWN", "ELSEWHERE_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "SEVERITY_RANK", "UNCONFIRMED_SHOWN",
+           "WARNINGS_SHOWN", "Digest", "compact", "digest", "kinds_line"]

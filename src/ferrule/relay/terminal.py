@@ -96,14 +96,17 @@ def _more(count: int, what: str) -> list[str]:
 
 
 def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None = None) -> str:
-    """As rust_validate's report (ferrule.relay.digest): errors and warnings listed, errors never cut
-    and the unconfirmed last; hints and notes counted by kind, the first few shown; the rest capped."""
+    """As rust_validate's report (ferrule.relay.digest): errors and warnings listed, rustc's and the
+    confirmed errors never cut, the unconfirmed last; hints and notes counted by kind, the first few
+    shown; the rest capped."""
     cut = digest(value)
     listed = sorted([d for d in cut.errors if not d.get("unconfirmed")] + cut.warnings,
                     key=lambda d: (d.get("line", 0), d.get("character", 0)))
     out = [_diagnostic_line(file, d, lines) for d in listed]
     out += _more(cut.warnings_omitted, "warning")
-    out += [_diagnostic_line(file, d, lines) for d in cut.errors if d.get("unconfirmed")]
+    unconfirmed = [d for d in cut.errors if d.get("unconfirmed")]
+    out += [_diagnostic_line(file, d, lines) for d in unconfirmed]
+    out += _more(cut.unconfirmed - len(unconfirmed), "unconfirmed error")
     if cut.notes_total:
         first = f"; the first {len(cut.notes)}" if cut.notes_total > len(cut.notes) else ""
         out.append(f"notes: {kinds_line(cut.note_kinds)}{first}:")

@@ -145,10 +145,10 @@ RUST_VALIDATE: dict[str, Any] = {
         "on the fix, and by default the compiler's own errors (rustc) for the same text, in this file and "
         "in other files the change breaks. Call it after every edit of a file, before building: the "
         "analyzer answers in milliseconds, the compile check incrementally in about the time of a "
-        "`cargo check`. Pass `content` to check text you have not saved yet. The answer is short: errors "
-        "are all listed (rustc is the judge: an analyzer error rustc does not report is marked unconfirmed "
-        "and listed last), warnings and policy findings up to a cap with the rest counted, hints and notes "
-        "counted by kind with the first few shown. " + PATH_NOTE
+        "`cargo check`. Pass `content` to check text you have not saved yet. The answer is short: the file's "
+        "errors are all listed (rustc is the judge: an analyzer error rustc does not report is marked "
+        "unconfirmed and listed last, the first few of them), warnings and policy findings up to a cap with "
+        "the rest counted, hints and notes counted by kind with the first few shown. " + PATH_NOTE
     ),
     "inputSchema": _schema({"file": _FILE, "content": _CONTENT, "compile": _COMPILE,
                             "include_facts": _INCLUDE_FACTS}, _required_by("validate")),

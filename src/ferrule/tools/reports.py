@@ -110,12 +110,13 @@ def _notes_lines(cut: Digest) -> list[str]:
 
 
 def _unconfirmed_lines(cut: Digest) -> list[str]:
-    unconfirmed = [d for d in cut.errors if d.get("unconfirmed")]
-    if not unconfirmed:
+    if not cut.unconfirmed:
         return []
-    lines = ["", f"unconfirmed: {_plural(len(unconfirmed), 'error')} rust-analyzer reports and rustc does not "
-                 "(rustc is the judge: these are likely not real, or in code rustc does not build):"]
-    for d in unconfirmed:
+    shown = [d for d in cut.errors if d.get("unconfirmed")]
+    first = f"; the first {len(shown)}" if cut.unconfirmed > len(shown) else ""
+    lines = ["", f"unconfirmed: {_plural(cut.unconfirmed, 'error')} rust-analyzer reports and rustc does not "
+                 f"(rustc is the judge: these are likely not real, or in code rustc does not build){first}:"]
+    for d in shown:
         lines.extend(_diagnostic_lines(d))
     return lines
 
