@@ -3,9 +3,10 @@
 The file's errors are never cut: every one is kept. The analyzer's errors that rustc, the judge, does
 not report (`unconfirmed`) come last and are capped: an analyzer blind to part of the code (a standard
 library it cannot read, say) can report thousands. Warnings, errors in other files (which validating
-those files lists), policy findings and advice are capped too, the rest counted. Hints and information notes (a large file
-gated by `#[cfg]` carries a hundred `inactive-code` hints) are counted by kind, the first few shown.
-Facts, one per item of the file, are counted by kind and left out unless asked for.
+those files lists), policy findings and advice are capped too, the rest counted. Hints and
+information notes (a large file gated by `#[cfg]` carries a hundred `inactive-code` hints) are counted
+by kind, the first few shown. Facts, one per item of the file, are counted by kind and left out unless
+asked for.
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def compact(result: Mapping[str, Any], *, include_facts: bool = False) -> dict[s
 
 
 def kinds_line(counts: Mapping[str, int]) -> str:
-    """`107 inactive-code, 2 unused` ."""
+    """Counts by kind in one phrase: `107 inactive-code, 2 unused_mut`."""
     return ", ".join(f"{n} {kind}" for kind, n in counts.items())
 
 
