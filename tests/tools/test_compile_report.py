@@ -32,8 +32,8 @@ def test_rustc_comes_first_then_other_files_then_the_time():
     assert rustc < analyzer
     other = text.index("errors in other files (rustc): 4")
     assert text[other + 1] == "  src/orders.rs 2:4 error[E0061] (rustc): this function takes 2 arguments"
-    assert text[other + 2] == "  ... and 3 more"
-    assert text[-1] == "compile check: rustc checked this text in 1.2 s"
+    assert text[other + 2] == "  ... and 3 more (rust_validate on those files lists theirs)"
+    assert text[-1].startswith("compile check: rustc checked this text in 1.2 s; rustc is the judge")
 
 
 def test_a_missing_std_is_said_first_and_rustc_is_the_one_to_trust():

@@ -199,6 +199,8 @@ class ValidateParams(FileParams):
     content: str | None = _content_param()
     compile: bool | None = param(_boolean, "boolean", "also run rustc (`cargo check` in a mirror of the "
                                  "project) on the text the op sees; default false")
+    include_facts: bool | None = param(_boolean, "boolean", "false leaves `facts` empty (the findings and advice "
+                                       "drawn from them are still answered); default true")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

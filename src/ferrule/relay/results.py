@@ -34,7 +34,12 @@ class UpdateResult(TypedDict):
 Source = Literal["rust-analyzer", "rustc"]
 
 
-class Diagnostic(TypedDict):
+class _Judged(TypedDict, total=False):
+    # with a compile check: an analyzer error on a line where rustc reports no error (rustc is the judge)
+    unconfirmed: bool
+
+
+class Diagnostic(_Judged):
     code: str | None
     category: str  # error | warning | information | hint
     message: str

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ferrule.project import FerruleError
+from ferrule.relay.digest import SEVERITY_RANK, digest, kinds_line
 
 INDEXING_NOTE = "(rust-analyzer was still indexing: this answer may be incomplete)\n"
 
@@ -81,38 +82,54 @@ def error_count(value: Mapping[str, Any]) -> int:
     return own + len(value.get("elsewhere") or []) + (value.get("elsewhere_omitted") or 0)
 
 
+def _diagnostic_line(file: str, d: Mapping[str, Any], lines: Sequence[str] | None) -> str:
+    line = d.get("line", 0)
+    code = f"[{d['code']}]" if d.get("code") not in (None, "") else ""
+    where = f"{file}:{line}:{column(lines, line, d.get('character', 0))}"
+    source = " (rustc)" if d.get("source") == "rustc" else ""
+    unconfirmed = " (unconfirmed: rustc reports no error here)" if d.get("unconfirmed") else ""
+    return f"{where}: {d.get('category', 'diagnostic')}{code}{source}: {d.get('message', '')}{unconfirmed}"
+
+
+def _more(count: int, what: str) -> list[str]:
+    return [f"... and {count} more {what}{'s' if count != 1 else ''} (--json lists every one)"] if count else []
+
+
 def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None = None) -> str:
-    out = []
-    diagnostics = sorted(value.get("diagnostics") or [], key=lambda d: (d.get("line", 0), d.get("character", 0)))
-    for d in diagnostics:
-        line = d.get("line", 0)
-        code = f"[{d['code']}]" if d.get("code") not in (None, "") else ""
-        where = f"{file}:{line}:{column(lines, line, d.get('character', 0))}"
-        source = " (rustc)" if d.get("source") == "rustc" else ""
-        out.append(f"{where}: {d.get('category', 'diagnostic')}{code}{source}: {d.get('message', '')}")
-    findings = value.get("conform_findings") or []
-    for f in sorted(findings, key=lambda f: f.get("line", 0)):
+    """As rust_validate's report (ferrule.relay.digest): errors and warnings listed, rustc's and the
+    confirmed errors never cut, the unconfirmed last; hints and notes counted by kind, the first few
+    shown; the rest capped."""
+    cut = digest(value)
+    listed = sorted([d for d in cut.errors if not d.get("unconfirmed")] + cut.warnings,
+                    key=lambda d: (d.get("line", 0), d.get("character", 0)))
+    out = [_diagnostic_line(file, d, lines) for d in listed]
+    out += _more(cut.warnings_omitted, "warning")
+    unconfirmed = [d for d in cut.errors if d.get("unconfirmed")]
+    out += [_diagnostic_line(file, d, lines) for d in unconfirmed]
+    out += _more(cut.unconfirmed - len(unconfirmed), "unconfirmed error")
+    if cut.notes_total:
+        first = f"; the first {len(cut.notes)}" if cut.notes_total > len(cut.notes) else ""
+        out.append(f"notes: {kinds_line(cut.note_kinds)}{first}:")
+        out += ["  " + _diagnostic_line(file, d, lines) for d in cut.notes]
+    for f in cut.findings:
         note = " (baselined)" if f.get("baselined") else ""
         out.append(f"{file}:{f.get('line', 0)}: policy[{f.get('rule', '')}]: {f.get('message', '')}{note}")
-    for advice in value.get("advice") or []:
-        out.append(f"advice: {advice}")
-    counts: dict[str, int] = {}
-    for d in diagnostics:
-        category = d.get("category", "diagnostic")
-        counts[category] = counts.get(category, 0) + 1
-    rank = {"error": 0, "warning": 1, "info": 2, "information": 2, "hint": 3}
-    ordered = sorted(counts.items(), key=lambda item: (rank.get(item[0], 9), item[0]))
+    out += _more(cut.findings_total - len(cut.findings), "policy finding")
+    out += [f"advice: {advice}" for advice in cut.advice]
+    out += _more(cut.advice_total - len(cut.advice), "piece of advice")
+    ordered = sorted(cut.counts.items(), key=lambda item: (SEVERITY_RANK.get(item[0], 9), item[0]))
     summary = ", ".join(f"{n} {c}{'s' if n != 1 else ''}" for c, n in ordered) or "no diagnostics"
-    if findings:
-        new = sum(1 for f in findings if not f.get("baselined"))
-        summary += f"; {len(findings)} policy finding{'s' if len(findings) != 1 else ''} ({new} new)"
-    facts = value.get("facts")
-    if facts:
-        summary += f"; {len(facts)} facts"
-    for other in value.get("elsewhere") or []:
+    if cut.unconfirmed:
+        summary += f" ({cut.unconfirmed} unconfirmed by rustc, the judge)"
+    if cut.findings_total:
+        new = sum(1 for f in value.get("conform_findings") or [] if not f.get("baselined"))
+        summary += f"; {cut.findings_total} policy finding{'s' if cut.findings_total != 1 else ''} ({new} new)"
+    if cut.facts_total:
+        summary += f"; {cut.facts_total} facts"
+    for other in cut.elsewhere:
         out.append(f"{other.get('file')}:{other.get('line', 0)}: error[{other.get('code') or ''}]: {other.get('message', '')}")
-    if value.get("elsewhere_omitted"):
-        out.append(f"... and {value['elsewhere_omitted']} more errors in other files")
+    if cut.elsewhere_total > len(cut.elsewhere):
+        out.append(f"... and {cut.elsewhere_total - len(cut.elsewhere)} more errors in other files")
     if value.get("compiled"):
         summary += f"; checked by rustc in {(value.get('compile_ms') or 0) / 1000:.1f} s"
     elif value.get("compile_error"):

@@ -50,6 +50,15 @@ _COMPILE = {
     ),
 }
 
+_INCLUDE_FACTS = {
+    "type": "boolean",
+    "default": False,
+    "description": (
+        "Also answer the policy's facts (one record per item of the file: kind, name, lines, visibility) in "
+        "the structured result. Default false: they are counted by kind, not listed (tens of KB on a large file)."
+    ),
+}
+
 POSITION_NOTE = "Positions: `line` is 1-based; `character` is 0-based, in UTF-8 bytes of that line."
 PATH_NOTE = "Paths are relative to the project root, with forward slashes."
 
@@ -72,6 +81,59 @@ def _annotations(title: str, *, read_only: bool = True) -> dict[str, Any]:
     return {"title": title, "readOnlyHint": read_only, "idempotentHint": True, "openWorldHint": False}
 
 
+_COUNTS = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+_COUNT = {"type": "integer", "minimum": 0}
+_STRING_OR_NULL = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+_DIAGNOSTIC: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "code": _STRING_OR_NULL,
+        "category": {"type": "string"},
+        "message": {"type": "string"},
+        "line": {"type": "integer"},
+        "character": {"type": "integer"},
+        "source": {"type": "string"},
+        "unconfirmed": {"type": "boolean"},
+    },
+    "required": ["code", "category", "message", "line", "character"],
+}
+_ERROR_RECORD = {"type": "object", "properties": {"kind": {"type": "string"}, "message": {"type": "string"},
+                                                  "recipe": _STRING_OR_NULL}, "required": ["kind", "message"]}
+_FINDING = {"type": "object", "properties": {"rule": {"type": "string"}, "message": {"type": "string"},
+                                             "line": {"type": "integer"}, "baselined": {"type": "boolean"}},
+            "required": ["rule", "message"]}
+
+# The structured result of rust_validate: the relay's answer with its lists cut as the report is (the
+# file's errors whole; warnings, notes, other files' errors, findings and advice capped, the rest
+# counted) and the facts only when asked for (ferrule.relay.digest). Open to fields added later.
+VALIDATE_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "diagnostics": {"type": "array", "items": _DIAGNOSTIC},
+        "diagnostics_omitted": _COUNT,
+        "diagnostic_counts": _COUNTS,
+        "note_kinds": _COUNTS,
+        "facts": {"type": "array", "items": {"type": "object"}},
+        "fact_counts": _COUNTS,
+        "markers": {"type": "array"},
+        "conform_findings": {"type": "array", "items": _FINDING},
+        "conform_findings_omitted": _COUNT,
+        "advice": {"type": "array", "items": {"type": "string"}},
+        "advice_omitted": _COUNT,
+        "degraded": {"type": "boolean"},
+        "indexing": {"type": "boolean"},
+        "warnings": {"type": "array", "items": _ERROR_RECORD},
+        "compiled": {"type": "boolean"},
+        "compile_ms": _COUNT,
+        "elsewhere": {"type": "array", "items": {**_DIAGNOSTIC, "properties": {
+            **_DIAGNOSTIC["properties"], "file": {"type": "string"}}, "required": [*_DIAGNOSTIC["required"], "file"]}},
+        "elsewhere_omitted": _COUNT,
+        "compile_error": _ERROR_RECORD,
+    },
+    "required": ["diagnostics", "diagnostics_omitted", "diagnostic_counts", "note_kinds", "facts", "fact_counts",
+                 "conform_findings", "conform_findings_omitted", "advice", "advice_omitted", "degraded"],
+}
+
 RUST_VALIDATE: dict[str, Any] = {
     "name": "rust_validate",
     "title": "Validate a Rust file",
@@ -83,9 +145,14 @@ RUST_VALIDATE: dict[str, Any] = {
         "on the fix, and by default the compiler's own errors (rustc) for the same text, in this file and "
         "in other files the change breaks. Call it after every edit of a file, before building: the "
         "analyzer answers in milliseconds, the compile check incrementally in about the time of a "
-        "`cargo check`. Pass `content` to check text you have not saved yet. " + PATH_NOTE
+        "`cargo check`. Pass `content` to check text you have not saved yet. The answer is short: the file's "
+        "errors are all listed (rustc is the judge: an analyzer error rustc does not report is marked "
+        "unconfirmed and listed last, the first few of them), warnings and policy findings up to a cap with "
+        "the rest counted, hints and notes counted by kind with the first few shown. " + PATH_NOTE
     ),
-    "inputSchema": _schema({"file": _FILE, "content": _CONTENT, "compile": _COMPILE}, _required_by("validate")),
+    "inputSchema": _schema({"file": _FILE, "content": _CONTENT, "compile": _COMPILE,
+                            "include_facts": _INCLUDE_FACTS}, _required_by("validate")),
+    "outputSchema": VALIDATE_OUTPUT,
     "annotations": _annotations("Validate a Rust file"),
 }
 
@@ -399,4 +466,5 @@ __all__ = [
     "RUST_TYPE",
     "RUST_UPDATE",
     "RUST_VALIDATE",
+    "VALIDATE_OUTPUT",
 ]

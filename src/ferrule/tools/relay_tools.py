@@ -4,7 +4,8 @@ rust_rename, rust_fixes, rust_apply_fix.
 
 The server checks each call's arguments against the tool's input schema before `run`; the tool maps
 them onto the op's params (docs/PROTOCOL.md section 3), runs the op on the server's shared relay
-session, and answers the rendered report beside the relay's result object. A relay error is an
+session, and answers the rendered report beside the relay's result object (rust_validate's cut to fit
+a model's context, as its report is). A relay error is an
 `isError` result carrying the error's kind and recipe, never a protocol error: the agent reads it and
 acts on it.
 
@@ -22,6 +23,7 @@ from typing import Any
 
 from ferrule.mcp import ToolOutput, progress
 from ferrule.project import ErrorRecord, FerruleError, OpTimeout
+from ferrule.relay.digest import compact
 from ferrule.relay.documents import MISSING_FILE_RECIPE
 from ferrule.relay.enrichment import POLICY_RECIPE
 from ferrule.relay.params import PARAMS_RECIPE
@@ -30,6 +32,7 @@ from ferrule.tools.relay_link import SharedRelay
 from ferrule.tools.reports import error_output
 
 ParamsBuilder = Callable[[Mapping[str, Any]], dict[str, Any]]
+Shaper = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]  # (result, args) -> structured
 
 
 class ArgumentError(ValueError):
@@ -46,8 +49,18 @@ def _copy(args: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _validate_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    # the facts are always asked for: the structured result counts them by kind even when it leaves them out
     compile_ = args.get("compile")
     return {**_copy(args, ("file", "content")), "compile": True if compile_ is None else bool(compile_)}
+
+
+def _validate_structured(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+    """The answer cut as the report is, to fit a model's context; the facts only when asked for."""
+    return compact(result, include_facts=bool(args.get("include_facts")))
+
+
+def _whole(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(result)
 
 
 def _type_params(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,6 +171,7 @@ class RelayTool:
         relay: SharedRelay,
         build_params: ParamsBuilder,
         renderer: Callable[[Mapping[str, Any], Mapping[str, Any]], str],
+        shape: Shaper = _whole,
     ) -> None:
         self._descriptor = descriptor
         self.name: str = descriptor["name"]
@@ -165,6 +179,7 @@ class RelayTool:
         self.relay = relay
         self._build_params = build_params
         self._render = renderer
+        self._shape = shape
 
     def descriptor(self) -> dict[str, Any]:
         return self._descriptor
@@ -183,7 +198,7 @@ class RelayTool:
         happened = reports.what_happened(retried=outcome.retried, restarted=outcome.restarted, failed=False)
         if happened:
             report += "\n\n" + happened
-        return ToolOutput(report, structured=dict(result))
+        return ToolOutput(report, structured=self._shape(result, args))
 
 
 _OPS: tuple[tuple[dict[str, Any], str, ParamsBuilder, Callable[..., str]], ...] = (
@@ -202,9 +217,13 @@ _OPS: tuple[tuple[dict[str, Any], str, ParamsBuilder, Callable[..., str]], ...] 
 )
 
 
+_SHAPES: dict[str, Shaper] = {"validate": _validate_structured}
+
+
 def relay_tools(relay: SharedRelay) -> list[RelayTool]:
     """The relay tools, all on `relay`."""
-    return [RelayTool(descriptor, op, relay, build, renderer) for descriptor, op, build, renderer in _OPS]
+    return [RelayTool(descriptor, op, relay, build, renderer, _SHAPES.get(op, _whole))
+            for descriptor, op, build, renderer in _OPS]
 
 
 __all__ = ["RelayTool", "argument_error", "for_tools", "relay_tools"]

@@ -3,21 +3,19 @@
 One function per operation, each taking the relay's result object (docs/PROTOCOL.md section 3) and
 the request that produced it. The text leads with the answer in one line, then the detail, one item a
 line, with positions as `line:character` in the request's own convention. The structured result goes
-beside it only to clients of MCP 2025-06-18 and later, so the report is the whole answer: every
-diagnostic, finding, piece of advice, fact, entry and name in full, and whether the analyzer was still
-indexing.
+beside it only to clients of MCP 2025-06-18 and later, so the report stands alone: every entry and
+name the op answered, and whether the analyzer was still indexing. A validate report is cut as
+ferrule.relay.digest cuts it (errors whole, the rest capped and counted), to fit a model's context.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ferrule.mcp import ToolOutput
+from ferrule.relay.digest import SEVERITY_RANK, Digest, digest, kinds_line
 from ferrule.relay.ops.context import plural as _plural
-
-_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2, "information": 2, "hint": 3}
 
 
 def _indent(text: str, prefix: str) -> str:
@@ -74,79 +72,105 @@ def _warning_lines(result: Mapping[str, Any]) -> list[str]:
     return lines + [""] if lines else []
 
 
-def _compile_lines(result: Mapping[str, Any]) -> list[str]:
+def _compile_lines(result: Mapping[str, Any], cut: Digest) -> list[str]:
     if "compiled" not in result:
         return []
     lines = [""]
-    elsewhere = result.get("elsewhere") or []
-    if elsewhere:
-        omitted = result.get("elsewhere_omitted") or 0
-        lines.append(f"errors in other files (rustc): {len(elsewhere) + omitted}")
-        for d in elsewhere:
+    if cut.elsewhere:
+        omitted = cut.elsewhere_total - len(cut.elsewhere)
+        lines.append(f"errors in other files (rustc): {cut.elsewhere_total}")
+        for d in cut.elsewhere:
             lines.extend(_diagnostic_lines(d, f"{d.get('file', '?')} "))
         if omitted:
-            lines.append(f"  ... and {omitted} more")
+            lines.append(f"  ... and {omitted} more (rust_validate on those files lists theirs)")
         lines.append("")
     seconds = f"{(result.get('compile_ms') or 0) / 1000:.1f} s"
     error = result.get("compile_error")
     if result.get("compiled"):
-        lines.append(f"compile check: rustc checked this text in {seconds}")
+        lines.append(f"compile check: rustc checked this text in {seconds}; rustc is the judge: an analyzer "
+                     "error it does not report is marked unconfirmed")
     elif error:
         lines.append(f"compile check: not run ({error.get('kind')}, {seconds}): {error.get('message', '')}")
         lines.append(f"  fix: {error.get('recipe', '')}")
     return lines
 
 
+def _more_line(count: int, what: str, how: str) -> list[str]:
+    return [f"  ... and {_plural(count, 'more ' + what)} ({how})"] if count else []
+
+
+def _notes_lines(cut: Digest) -> list[str]:
+    if not cut.notes_total:
+        return []
+    first = f"; the first {len(cut.notes)}" if cut.notes_total > len(cut.notes) else ""
+    lines = ["", f"notes (hints and information, counted by kind): {kinds_line(cut.note_kinds)}{first}:"]
+    for d in cut.notes:
+        lines.extend(_diagnostic_lines(d))
+    return lines
+
+
+def _unconfirmed_lines(cut: Digest) -> list[str]:
+    if not cut.unconfirmed:
+        return []
+    shown = [d for d in cut.errors if d.get("unconfirmed")]
+    first = f"; the first {len(shown)}" if cut.unconfirmed > len(shown) else ""
+    lines = ["", f"unconfirmed: {_plural(cut.unconfirmed, 'error')} rust-analyzer reports and rustc does not "
+                 f"(rustc is the judge: these are likely not real, or in code rustc does not build){first}:"]
+    for d in shown:
+        lines.extend(_diagnostic_lines(d))
+    return lines
+
+
 def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
-    # rustc's diagnostics first: where both speak, the compiler is the authority
-    diagnostics = sorted(
-        result.get("diagnostics") or [],
-        key=lambda d: (d.get("source") != "rustc", d.get("line", 0), d.get("character", 0),
-                       _SEVERITY_ORDER.get(d.get("category"), 9)),
-    )
-    findings = result.get("conform_findings") or []
-    advice = result.get("advice") or []
-    severities = Counter(d.get("category", "error") for d in diagnostics)
-    new_findings = sum(1 for f in findings if not f.get("baselined"))
-    summary = [_plural(severities.get("error", 0), "error"), _plural(severities.get("warning", 0), "warning")]
-    others = len(diagnostics) - severities.get("error", 0) - severities.get("warning", 0)
-    if others:
-        summary.append(_plural(others, "note"))
-    broken_elsewhere = len(result.get("elsewhere") or []) + (result.get("elsewhere_omitted") or 0)
+    """Errors and warnings listed (errors never cut), hints and notes counted by kind with the first few
+    shown, findings and advice capped, facts counted: a clean large file answers in a few lines."""
+    cut = digest(result)
+    errors = cut.counts.get("error", 0)
+    summary = [_plural(errors, "error"), _plural(cut.counts.get("warning", 0), "warning")]
+    if cut.unconfirmed:
+        summary[0] += f" ({cut.unconfirmed} unconfirmed by rustc)"
+    if cut.notes_total:
+        summary.append(_plural(cut.notes_total, "note"))
+    broken_elsewhere = cut.elsewhere_total
     if broken_elsewhere:
         summary.append(f"{_plural(broken_elsewhere, 'error')} in other files")
-    policy = _plural(len(findings), "policy finding")
-    if findings:
-        policy += f" ({new_findings} new, {len(findings) - new_findings} baselined)"
+    new_findings = sum(1 for f in result.get("conform_findings") or [] if not f.get("baselined"))
+    policy = _plural(cut.findings_total, "policy finding")
+    if cut.findings_total:
+        policy += f" ({new_findings} new, {cut.findings_total - new_findings} baselined)"
     scratch = " (text passed in `content`)" if args.get("content") is not None else ""
     lines = [f"{args.get('file', '?')}{scratch}: {', '.join(summary)}; {policy}"]
-    if not diagnostics and not findings and not broken_elsewhere:
+    if not sum(cut.counts.values()) and not cut.findings_total and not broken_elsewhere:
         lines[0] = f"{args.get('file', '?')}{scratch}: clean: no diagnostics, no policy findings"
-    if diagnostics:
-        lines.append("")
-        lines.append("diagnostics:")
-        for d in diagnostics:
+    # rustc's errors first: where both speak, the compiler is the authority
+    listed = [d for d in cut.errors if not d.get("unconfirmed")] + cut.warnings
+    listed.sort(key=lambda d: (d.get("source") != "rustc", d.get("line", 0), d.get("character", 0),
+                               SEVERITY_RANK.get(d.get("category", ""), 9)))
+    if listed:
+        lines += ["", "diagnostics:" if not cut.warnings_omitted else
+                  f"diagnostics (warnings by kind: {kinds_line(cut.warning_kinds)}; the first {len(cut.warnings)}):"]
+        for d in listed:
             lines.extend(_diagnostic_lines(d))
-    if findings:
-        lines.append("")
-        lines.append("policy findings:")
-        for f in sorted(findings, key=lambda f: (f.get("line") or 0, f.get("rule", ""))):
+        lines += _more_line(cut.warnings_omitted, "warning", "fix those above and validate again to see them")
+    lines += _unconfirmed_lines(cut)
+    lines += _notes_lines(cut)
+    if cut.findings:
+        lines += ["", "policy findings:"]
+        for f in cut.findings:
             mark = " (baselined)" if f.get("baselined") else ""
             lines.append(f"  {f.get('line', '?')} {f.get('rule', '?')}{mark}: {f.get('message', '')}")
-    if advice:
-        lines.append("")
-        lines.append("advice:")
-        lines.extend("  - " + _indent(a, "    ").lstrip() for a in advice)
-    facts = result.get("facts") or []
-    if facts:
-        kinds = Counter(str(f.get("kind", "item")) for f in facts if isinstance(f, Mapping))
-        listing = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
-        lines.append("")
+        lines += _more_line(cut.findings_total - len(cut.findings), "finding", "rust_check lists every one")
+    if cut.advice:
+        lines += ["", "advice:"]
+        lines.extend("  - " + _indent(a, "    ").lstrip() for a in cut.advice)
+        if cut.advice_total > len(cut.advice):
+            lines.append(f"  ... and {cut.advice_total - len(cut.advice)} more (rust_check gives every finding's advice)")
+    if cut.facts_total:
         # The facts are the policy's input, one per item of the file: listed, they would grow with the
         # file and fill a model's context. The findings and advice drawn from them are listed above.
-        lines.append(f"facts: {len(facts)} items ({listing}), the policy's input; "
-                     "`ferrule validate --json` and the structured result list each")
-    lines.extend(_compile_lines(result))
+        lines += ["", f"facts: {cut.facts_total} items ({kinds_line(cut.fact_kinds)}), the policy's input; "
+                      "`include_facts: true` lists each in the structured result"]
+    lines.extend(_compile_lines(result, cut))
     if result.get("degraded") and not result.get("warnings"):
         lines.append("")
         lines.append(

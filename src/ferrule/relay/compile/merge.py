@@ -32,7 +32,9 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, std_missi
     """Add rustc's answer to `result` (whose diagnostics are the analyzer's for `rel`).
 
     An error both report (same code, same line) is kept once, as rustc's. Without std the analyzer's
-    errors are artefacts of the missing library: rustc, which has it, stands for them."""
+    errors are artefacts of the missing library: rustc, which has it, stands for them. rustc is the
+    judge: an analyzer error on a line where rustc reports none is marked `unconfirmed` and goes after
+    the others."""
     result["compile_ms"] = answer.ms
     if answer.error is not None:
         result["compiled"] = False
@@ -43,7 +45,12 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, std_missi
     confirmed = {(d["code"], d["line"]) for d in own}
     analyzer = [d for d in result["diagnostics"]
                 if (d["code"], d["line"]) not in confirmed and not (std_missing and d["category"] == "error")]
-    result["diagnostics"] = sorted(own + analyzer, key=lambda d: (d["line"], d["character"]))
+    judged = {d["line"] for d in own if d["category"] == "error"}
+    for d in analyzer:
+        if d["category"] == "error" and d["line"] not in judged:
+            d["unconfirmed"] = True
+    result["diagnostics"] = sorted(own + analyzer,
+                                   key=lambda d: (d.get("unconfirmed", False), d["line"], d["character"]))
     others = sorted((d for d in answer.diagnostics if d["file"] != rel and d["category"] == "error"),
                     key=lambda d: (d["file"], d["line"], d["character"]))
     result["elsewhere"] = others[:ELSEWHERE_CAP]

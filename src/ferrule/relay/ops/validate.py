@@ -90,7 +90,7 @@ async def _analyzer_view(ctx: OpContext, params: ValidateParams) -> ValidateResu
     policy_fields = enriched[0]
     result: ValidateResult = {
         "diagnostics": diagnostics,
-        "facts": policy_fields["facts"],
+        "facts": policy_fields["facts"] if params.include_facts is not False else [],
         "markers": [],
         "conform_findings": policy_fields["conform_findings"],
         "advice": policy_fields["advice"],

@@ -1,0 +1,145 @@
+"""A `validate` answer cut to fit a model's context, the one shape every readable report of it follows.
+
+The file's errors are never cut: every one is kept. The analyzer's errors that rustc, the judge, does
+not report (`unconfirmed`) come last and are capped: an analyzer blind to part of the code (a standard
+library it cannot read, say) can report thousands. Warnings, errors in other files (which validating
+those files lists), policy findings and advice are capped too, the rest counted. Hints and
+information notes (a large file gated by `#[cfg]` carries a hundred `inactive-code` hints) are counted
+by kind, the first few shown. Facts, one per item of the file, are counted by kind and left out unless
+asked for.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+WARNINGS_SHOWN = 10
+UNCONFIRMED_SHOWN = 10
+ELSEWHERE_SHOWN = 10
+NOTES_SHOWN = 3
+FINDINGS_SHOWN = 10
+ADVICE_SHOWN = 5
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2, "information": 2, "hint": 3}
+_LISTED = ("error", "warning")
+
+
+def _by_frequency(counts: Counter[str]) -> dict[str, int]:
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _records(items: Iterable[Any]) -> list[Mapping[str, Any]]:
+    return [item for item in items if isinstance(item, Mapping)]
+
+
+@dataclass(frozen=True)
+class Digest:
+    """What a report of a `validate` answer shows, and how much of each list it leaves out."""
+
+    errors: list[Mapping[str, Any]]  # every confirmed error, rustc's first; then the first unconfirmed ones
+    unconfirmed: int  # the analyzer's errors rustc does not report, shown or not
+    warnings: list[Mapping[str, Any]]  # the first WARNINGS_SHOWN, in line order
+    notes: list[Mapping[str, Any]]  # the first NOTES_SHOWN hints and information notes
+    counts: dict[str, int]  # every diagnostic, by category
+    warning_kinds: dict[str, int]  # every warning, by code
+    note_kinds: dict[str, int]  # the hints and notes by code, most frequent first
+    findings: list[Mapping[str, Any]]  # new findings first, then baselined; the first FINDINGS_SHOWN
+    findings_total: int
+    advice: list[str]
+    advice_total: int
+    fact_kinds: dict[str, int]
+    facts_total: int
+    elsewhere: list[Mapping[str, Any]]  # errors in other files (compile check): the first ELSEWHERE_SHOWN
+    elsewhere_total: int
+
+    @property
+    def warnings_omitted(self) -> int:
+        return self.counts.get("warning", 0) - len(self.warnings)
+
+    @property
+    def notes_total(self) -> int:
+        return sum(self.note_kinds.values())
+
+    @property
+    def shown(self) -> list[Mapping[str, Any]]:
+        """The diagnostics a report lists: errors, warnings, the first notes."""
+        return [*self.errors, *self.warnings, *self.notes]
+
+    @property
+    def omitted(self) -> int:
+        return sum(self.counts.values()) - len(self.shown)
+
+
+def _position(d: Mapping[str, Any]) -> tuple[int, int]:
+    return int(d.get("line") or 0), int(d.get("character") or 0)
+
+
+def digest(result: Mapping[str, Any]) -> Digest:
+    diagnostics = _records(result.get("diagnostics") or [])
+    errors = sorted((d for d in diagnostics if d.get("category", "error") == "error"),
+                    key=lambda d: (bool(d.get("unconfirmed")), d.get("source") != "rustc", *_position(d)))
+    unconfirmed = [d for d in errors if d.get("unconfirmed")]
+    warnings = sorted((d for d in diagnostics if d.get("category") == "warning"), key=_position)
+    notes = sorted((d for d in diagnostics if d.get("category", "error") not in _LISTED),
+                   key=lambda d: (*_position(d), SEVERITY_RANK.get(d.get("category", ""), 9)))
+    findings = sorted(_records(result.get("conform_findings") or []),
+                      key=lambda f: (bool(f.get("baselined")), f.get("line") or 0, f.get("rule", "")))
+    advice = [str(a) for a in result.get("advice") or []]
+    facts = _records(result.get("facts") or [])
+    elsewhere = _records(result.get("elsewhere") or [])
+    return Digest(
+        errors=[d for d in errors if not d.get("unconfirmed")] + unconfirmed[:UNCONFIRMED_SHOWN],
+        unconfirmed=len(unconfirmed),
+        warnings=warnings[:WARNINGS_SHOWN],
+        notes=notes[:NOTES_SHOWN],
+        warning_kinds=_by_frequency(Counter(str(d.get("code") or "warning") for d in warnings)),
+        counts=_by_frequency(Counter(str(d.get("category", "error")) for d in diagnostics)),
+        note_kinds=_by_frequency(Counter(str(d.get("code") or d.get("category")) for d in notes)),
+        findings=findings[:FINDINGS_SHOWN],
+        findings_total=len(findings),
+        advice=advice[:ADVICE_SHOWN],
+        advice_total=len(advice),
+        fact_kinds=_by_frequency(Counter(str(f.get("kind", "item")) for f in facts)),
+        facts_total=len(facts),
+        elsewhere=elsewhere[:ELSEWHERE_SHOWN],
+        elsewhere_total=len(elsewhere) + int(result.get("elsewhere_omitted") or 0),
+    )
+
+
+_CUT = ("diagnostics", "facts", "conform_findings", "advice", "elsewhere", "elsewhere_omitted")
+
+
+def compact(result: Mapping[str, Any], *, include_facts: bool = False) -> dict[str, Any]:
+    """The answer with its lists cut as the digest cuts them, and the counts of what was left out; the
+    facts only when asked for. Every other field (compile check, warnings, indexing) is kept as is."""
+    cut = digest(result)
+    out = {key: value for key, value in result.items() if key not in _CUT}
+    out.update({
+        "diagnostics": [dict(d) for d in cut.shown],
+        "diagnostics_omitted": cut.omitted,
+        "diagnostic_counts": cut.counts,
+        "note_kinds": cut.note_kinds,
+        "facts": list(result.get("facts") or []) if include_facts else [],
+        "fact_counts": cut.fact_kinds,
+        "conform_findings": [dict(f) for f in cut.findings],
+        "conform_findings_omitted": cut.findings_total - len(cut.findings),
+        "advice": cut.advice,
+        "advice_omitted": cut.advice_total - len(cut.advice),
+    })
+    if "elsewhere" in result:
+        out["elsewhere"] = [dict(d) for d in cut.elsewhere]
+        if cut.elsewhere_total > len(cut.elsewhere):
+            out["elsewhere_omitted"] = cut.elsewhere_total - len(cut.elsewhere)
+    return out
+
+
+def kinds_line(counts: Mapping[str, int]) -> str:
+    """Counts by kind in one phrase: `107 inactive-code, 2 unused_mut`."""
+    return ", ".join(f"{n} {kind}" for kind, n in counts.items())
+
+
+__all__ = ["ADVICE_SHOWN", "ELSEWHERE_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "SEVERITY_RANK", "UNCONFIRMED_SHOWN",
+           "WARNINGS_SHOWN", "Digest", "compact", "digest", "kinds_line"]

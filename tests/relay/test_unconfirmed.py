@@ -1,0 +1,45 @@
+"""rustc is the judge of the analyzer's errors: with rustc's answer in, an analyzer error on a line where
+rustc reports no error is marked `unconfirmed` and goes after the others; without it nothing is marked."""
+
+from __future__ import annotations
+
+from ferrule.relay.compile import CompileAnswer, merged
+
+
+def _rustc(line: int, code: str | None, category: str = "error") -> dict:
+    return {"file": "src/lib.rs", "code": code, "category": category, "message": f"{code} (rustc)", "line": line,
+            "character": 8, "source": "rustc"}
+
+
+def _analyzer(line: int, code: str | None, category: str = "error") -> dict:
+    return {"code": code, "category": category, "message": f"{code} (analyzer)", "line": line, "character": 4,
+            "source": "rust-analyzer"}
+
+
+def _verdicts(result: dict) -> list[tuple[int, str | None, str, bool]]:
+    return [(d["line"], d["code"], d["source"], d.get("unconfirmed", False)) for d in result["diagnostics"]]
+
+
+def test_an_error_rustc_reports_on_the_same_line_under_another_code_is_confirmed():
+    result = {"diagnostics": [_analyzer(4, "syntax-error"), _analyzer(9, "E0599"), _analyzer(12, "E0308")]}
+    merged(result, CompileAnswer([_rustc(4, None), _rustc(12, "E0308")], ms=5), "src/lib.rs", std_missing=False)
+    assert _verdicts(result) == [
+        (4, "syntax-error", "rust-analyzer", False), (4, None, "rustc", False), (12, "E0308", "rustc", False),
+        (9, "E0599", "rust-analyzer", True)]
+
+
+def test_a_rustc_warning_confirms_no_error_and_the_analyzers_warnings_are_never_judged():
+    result = {"diagnostics": [_analyzer(3, "E0308"), _analyzer(5, "unused_variables", "warning"),
+                              _analyzer(6, "inactive-code", "hint")]}
+    merged(result, CompileAnswer([_rustc(3, "unused_mut", "warning")], ms=5), "src/lib.rs", std_missing=False)
+    assert _verdicts(result) == [
+        (3, "unused_mut", "rustc", False), (5, "unused_variables", "rust-analyzer", False),
+        (6, "inactive-code", "rust-analyzer", False), (3, "E0308", "rust-analyzer", True)]
+
+
+def test_without_rustcs_answer_nothing_is_judged():
+    result = {"diagnostics": [_analyzer(3, "E0308")]}
+    error = {"kind": "timeout", "message": "cargo check did not finish", "recipe": "pass a larger `timeout_ms`"}
+    merged(result, CompileAnswer(error=error, ms=30000), "src/lib.rs", std_missing=False)
+    assert _verdicts(result) == [(3, "E0308", "rust-analyzer", False)]
+    assert result["compiled"] is False
