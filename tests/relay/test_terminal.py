@@ -55,3 +55,12 @@ def test_errors_carry_their_recipe():
     text = terminal.error("type", AnalyzerMissing("no rust-analyzer found"))
     assert text.startswith("ferrule type: rust-analyzer-missing: no rust-analyzer found\n  to fix: ")
     assert "rustup component add rust-analyzer" in text
+
+
+def test_an_error_rustc_did_not_confirm_does_not_fail_the_command():
+    confirmed = {"code": "E0382", "category": "error", "message": "use of moved value", "line": 3,
+                 "character": 4, "source": "rustc"}
+    unconfirmed = {"code": "E0599", "category": "error", "message": "no method", "line": 7, "character": 0,
+                   "unconfirmed": True}
+    assert terminal.error_count({"diagnostics": [unconfirmed], "compiled": True}) == 0
+    assert terminal.error_count({"diagnostics": [confirmed, unconfirmed], "compiled": True}) == 1

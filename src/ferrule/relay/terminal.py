@@ -77,8 +77,9 @@ def completions(value: Mapping[str, Any]) -> str:
 
 
 def error_count(value: Mapping[str, Any]) -> int:
-    """The file's errors and those its text causes in other files (with a compile check)."""
-    own = sum(1 for d in value.get("diagnostics") or [] if d.get("category") == "error")
+    """The file's errors and those its text causes in other files (with a compile check). An error
+    rustc did not confirm does not count: when rustc has answered, it is the judge."""
+    own = sum(1 for d in value.get("diagnostics") or [] if d.get("category") == "error" and not d.get("unconfirmed"))
     return own + len(value.get("elsewhere") or []) + (value.get("elsewhere_omitted") or 0)
 
 
