@@ -10,8 +10,17 @@ inside the capture guard: the tool's own `fn_metadata` validates the arguments a
 result, the failures are wrapped and logged as `Tool.run` and `MCPServer._handle_call_tool` do, and
 the kernel's own `_serialize` shapes the wire form. Everything else (another tool, another era,
 unusual params, a subclass overriding the call path, extensions, user middleware) goes through the
-kernel as before. The decisions for a tool are taken once and kept while the registry holds the
-same tool object.
+kernel as before.
+
+What is decided once per tool (kept while the registry holds the same tool object): whether it can
+be called here, and its output model, wrapping and pydantic adapter, which `convert_result` looks up
+through pydantic's private-attribute machinery on every call. What is decided once per result
+shape: the kernel's last step sieves a result through the revision's surface model (dropping what
+the revision lacks, such as `structuredContent` before 2025-06-18, or `resultType` before
+2026-07-28); when all it did to a shape (the result's keys, each content block's type and keys) at
+a revision was to drop whole keys, later results of that shape just drop the same keys, and a shape
+it changed otherwise or refused always goes through it. JSON key order may then differ from the
+SDK's bytes; the JSON does not.
 """
 
 from __future__ import annotations
@@ -30,17 +39,78 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.server.mcpserver.server import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.tools.tool_manager import ToolManager
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata, _convert_to_content
 from mcp.server.request_state import RequestStateBoundary
 from mcp.server.runner import ServerRunner
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from opentelemetry import trace
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 __all__ = ["DirectTools"]
 
 _PLAIN_KEYS = frozenset({"name", "arguments", "_meta"})
 _PASS_THROUGH = (OpenTelemetryMiddleware, RequestStateBoundary)
+
+
+class _Plan:
+    """A direct-callable tool and what its result conversion needs, looked up once."""
+
+    __slots__ = ("tool", "name", "fn", "validate", "output_model", "adapter", "wrap")
+
+    def __init__(self, tool: Tool) -> None:
+        metadata = tool.fn_metadata
+        self.tool = tool
+        self.name = tool.name
+        self.fn = tool.fn
+        self.validate = metadata.validate_arguments
+        self.output_model = metadata.output_model if metadata.output_schema is not None else None
+        self.adapter = None if self.output_model is None else metadata._output_adapter(self.output_model)
+        self.wrap = metadata.wrap_output
+
+    def run(self, arguments: dict[str, Any]) -> Any:
+        """`Tool.run(arguments, context, convert_result=True)` for a sync tool without Context or
+        resolvers, called in place rather than on a worker thread."""
+        name = self.name
+        try:
+            validated = self.validate(arguments)
+        except ValidationError as exc:
+            raise ToolError(f"Error executing tool {name}: {exc}") from exc
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise UnexpectedToolError(f"Error executing tool {name}") from exc
+        try:
+            return self.convert(self.fn(**validated))
+        except MCPError:
+            raise
+        except (UnexpectedToolError, UnexpectedResourceError) as exc:
+            raise UnexpectedToolError(f"Error executing tool {name}: {exc}") from exc
+        except (ToolError, ResourceError) as exc:
+            raise ToolError(f"Error executing tool {name}: {exc}") from exc
+        except Exception as exc:
+            raise UnexpectedToolError(f"Error executing tool {name}") from exc
+
+    def convert(self, result: Any) -> Any:
+        """`FuncMetadata.convert_result`, with the output adapter it looks up each time held here."""
+        if isinstance(result, InputRequiredResult):
+            return result
+        adapter = self.adapter
+        if isinstance(result, CallToolResult):
+            if adapter is not None and not result.is_error:
+                adapter.validate_python(result.structured_content)
+            return result
+        content = _convert_to_content(result)
+        if adapter is None:
+            return CallToolResult(content=content)
+        if self.wrap:
+            result = {"result": result}
+        validated = adapter.validate_python(result, by_alias=True, by_name=True)
+        if isinstance(validated, BaseModel):
+            structured = validated.model_dump(mode="json", by_alias=True)
+        else:
+            structured = adapter.dump_python(validated, mode="json", by_alias=True)
+        return CallToolResult(content=content, structured_content=structured)
 
 
 class DirectTools:
@@ -49,7 +119,9 @@ class DirectTools:
     def __init__(self, app: MCPServer[Any]) -> None:
         self.app = app
         self._manager: ToolManager = app._tool_manager
-        self._tools: dict[str, Tool] = {}  # tool name -> the tool object found direct-callable
+        self._plans: dict[str, _Plan] = {}  # tool name -> the plan of the tool object found direct-callable
+        # (revision, result shape) -> the keys the sieve kept, when it only dropped keys (else None)
+        self._sieved: dict[tuple[Any, ...], tuple[str, ...] | None] = {}
         self._logger: logging.Logger = mcpserver_module.logger
 
     def usable(self) -> bool:
@@ -63,16 +135,17 @@ class DirectTools:
                 and lowlevel.cache_hints.get("tools/call") is None
                 and all(type(m) in _PASS_THROUGH for m in lowlevel.middleware))
 
-    def _tool(self, name: str) -> Tool | None:
+    def _plan(self, name: str) -> _Plan | None:
         tool = self._manager._tools.get(name)
         if tool is None:
             return None
-        if self._tools.get(name) is tool:
-            return tool
-        if (type(tool).run is Tool.run and not tool.is_async and tool.context_kwarg is None
-                and not tool.resolved_params):
-            self._tools[name] = tool
-            return tool
+        plan = self._plans.get(name)
+        if plan is not None and plan.tool is tool:
+            return plan
+        if (type(tool).run is Tool.run and type(tool.fn_metadata) is FuncMetadata and not tool.is_async
+                and tool.context_kwarg is None and not tool.resolved_params):
+            self._plans[name] = plan = _Plan(tool)
+            return plan
         return None
 
     def call(self, runner: ServerRunner[Any], params: Any) -> dict[str, Any] | None:
@@ -80,41 +153,33 @@ class DirectTools:
         would); None to leave the call to the kernel."""
         if not _plain(params) or not runner.connection.initialize_accepted or _tracing():
             return None
-        tool = self._tool(params["name"])
-        if tool is None:
+        plan = self._plan(params["name"])
+        if plan is None:
             return None
-        arguments = params.get("arguments") or {}
         try:
-            result = self._run(tool, arguments)
+            result = plan.run(params.get("arguments") or {})
         except MCPError:
             raise
         except Exception as exc:  # as MCPServer._handle_call_tool answers and logs it
-            self._log_failure(tool.name, exc)
+            self._log_failure(plan.name, exc)
             result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
-        return runner._serialize("tools/call", runner.connection.protocol_version, result)
+        return self._serialize(runner, result)
 
-    @staticmethod
-    def _run(tool: Tool, arguments: dict[str, Any]) -> Any:
-        """`Tool.run(arguments, context, convert_result=True)` for a sync tool without Context or
-        resolvers, called in place rather than on a worker thread."""
-        try:
-            validated = tool.fn_metadata.validate_arguments(arguments)
-        except ValidationError as exc:
-            raise ToolError(f"Error executing tool {tool.name}: {exc}") from exc
-        except MCPError:
-            raise
-        except Exception as exc:
-            raise UnexpectedToolError(f"Error executing tool {tool.name}") from exc
-        try:
-            return tool.fn_metadata.convert_result(tool.fn(**validated))
-        except MCPError:
-            raise
-        except (UnexpectedToolError, UnexpectedResourceError) as exc:
-            raise UnexpectedToolError(f"Error executing tool {tool.name}: {exc}") from exc
-        except (ToolError, ResourceError) as exc:
-            raise ToolError(f"Error executing tool {tool.name}: {exc}") from exc
-        except Exception as exc:
-            raise UnexpectedToolError(f"Error executing tool {tool.name}") from exc
+    def _serialize(self, runner: ServerRunner[Any], result: Any) -> dict[str, Any]:
+        """The kernel's `_serialize` of a tools/call result, its sieve skipped for a shape it keeps."""
+        version = runner.connection.protocol_version
+        if type(result) is not CallToolResult:
+            return runner._serialize("tools/call", version, result)
+        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        key = (version, _shape(dumped))
+        kept = self._sieved.get(key, ())
+        if kept:
+            return {name: dumped[name] for name in kept}
+        sieved = runner._serialize("tools/call", version, result)
+        if key not in self._sieved:  # the sieve only dropped whole keys: later results of this shape skip it
+            dropped_only = sieved.keys() <= dumped.keys() and all(dumped[k] == v for k, v in sieved.items())
+            self._sieved[key] = tuple(sieved) if dropped_only else None
+        return sieved
 
     def _log_failure(self, name: str, exc: Exception) -> None:
         logger = self._logger
@@ -126,6 +191,12 @@ class DirectTools:
                 logger.info("Tool %r failed: %r", name, str(exc))
         else:
             logger.error("Tool %r raised an unexpected exception", name, exc_info=exc)
+
+
+def _shape(dumped: dict[str, Any]) -> tuple[Any, ...]:
+    """What the revision's sieve looks at in a result: its keys, each content block's type and keys."""
+    blocks = tuple((block.get("type"), *block) for block in dumped.get("content", ()))
+    return (*dumped, blocks)
 
 
 def _plain(params: Any) -> bool:
