@@ -12,8 +12,11 @@ the app's own registries say.
 Eras are chosen per request, as everywhere in ferrule: a request carrying the 2026-07-28 envelope
 is served statelessly (the SDK's envelope ladder, then a born-ready connection, as the SDK's modern
 loop does); every other request belongs to the one handshake-era connection of the process.
-`initialize` is handled before the next line is read (the SDK also runs it inline); every other
-request and notification runs on the async lane, concurrently.
+`initialize` is handled before the next line is read (the SDK also runs it inline), and the revision
+it negotiated is recorded for the read loop's batch rule; a `tools/call` that the app's direct route
+takes (an MCPServer's sync tool, direct.py) is answered on the read loop; every other request and
+notification runs on the async lane, concurrently. The app's stderr is not captured: most of its
+work runs beside the read loop, so it goes to the host's log as it is written.
 
 Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
 channel in the handshake era, and the client's answer (routed back by its id) resumes the waiting
