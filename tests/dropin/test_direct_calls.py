@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from dropin_helpers import Peer, ferrule_command, sdk_command
 from test_transcripts import call, req, transcript
@@ -53,6 +54,9 @@ def test_direct_answers_match_the_sdk(revision):
     theirs = session(Peer(sdk_command(APP)), revision)
     ours = session(Peer(ferrule_command(f"{APP}.py")), revision)
     assert ours == theirs
+    # key order too: what the client reads is the SDK's answer byte for byte, up to the JSON encoder's spacing
+    assert [orjson.dumps(ours["answers"][key]) for key in sorted(ours["answers"])] == \
+        [orjson.dumps(theirs["answers"][key]) for key in sorted(ours["answers"])]
     answers = ours["answers"]
     assert answers[10]["result"]["content"][0]["text"] == "HI"
     assert answers[13]["result"]["isError"] is True and "validation error" in answers[13]["result"]["content"][0]["text"]
@@ -98,3 +102,41 @@ def test_other_revisions_refuse_a_batch():
     refusal = peer.wait_answer(None)
     assert refusal["error"]["code"] == -32600
     peer.close()
+
+
+WATCHED_APP = '''
+from mcp.server.mcpserver import MCPServer
+
+seen = []
+
+
+async def watch(ctx, call_next):
+    if ctx.method == "tools/call":
+        seen.append(ctx.params["name"])
+    return await call_next(ctx)
+
+
+mcp = MCPServer("watched", middleware=[watch])
+
+
+@mcp.tool()
+def echo(text: str) -> str:
+    return text
+
+
+@mcp.tool()
+def watched() -> list[str]:
+    return seen
+'''
+
+
+def test_an_apps_own_middleware_still_sees_every_call(tmp_path):
+    (tmp_path / "watched_app.py").write_text(WATCHED_APP)
+    peer = Peer(ferrule_command("watched_app.py"), cwd=tmp_path)
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "direct", "version": "0"}}))
+    peer.ask(call(2, "echo", {"text": "a"}))
+    peer.ask(call(3, "echo", {"text": "b"}))
+    answer = peer.ask(call(4, "watched", {}))
+    assert answer["result"]["structuredContent"] == {"result": ["echo", "echo", "watched"]}
+    assert peer.close()[0] == 0

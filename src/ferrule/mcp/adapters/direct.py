@@ -17,10 +17,10 @@ be called here, and its output model, wrapping and pydantic adapter, which `conv
 through pydantic's private-attribute machinery on every call. What is decided once per result
 shape: the kernel's last step sieves a result through the revision's surface model (dropping what
 the revision lacks, such as `structuredContent` before 2025-06-18, or `resultType` before
-2026-07-28); when all it did to a shape (the result's keys, each content block's type and keys) at
-a revision was to drop whole keys, later results of that shape just drop the same keys, and a shape
-it changed otherwise or refused always goes through it. JSON key order may then differ from the
-SDK's bytes; the JSON does not.
+2026-07-28, and putting keys in the model's order); when all it did to a shape (the result's keys,
+each content block's type and keys) at a revision was to drop and order keys, so that replaying that
+gave the same bytes, later results of that shape are laid out the same way without it; a shape it
+changed otherwise or refused always goes through it.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.mcpserver import server as mcpserver_module
+from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import (
     ResourceError,
     ToolError,
@@ -41,22 +42,24 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.tools.tool_manager import ToolManager
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata, _convert_to_content
 from mcp.server.request_state import RequestStateBoundary
-from mcp.server.runner import ServerRunner
+from mcp.server.runner import ServerRunner, _extract_meta
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from opentelemetry import trace
+from orjson import dumps
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["DirectTools"]
+__all__ = ["DirectTools", "ToolPlan"]
 
+Layout = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
 _PLAIN_KEYS = frozenset({"name", "arguments", "_meta"})
 _PASS_THROUGH = (OpenTelemetryMiddleware, RequestStateBoundary)
 
 
-class _Plan:
-    """A direct-callable tool and what its result conversion needs, looked up once."""
+class ToolPlan:
+    """A direct-callable tool and what its call and result conversion need, looked up once."""
 
-    __slots__ = ("tool", "name", "fn", "validate", "output_model", "adapter", "wrap")
+    __slots__ = ("tool", "name", "fn", "validate", "context_kwarg", "inline", "output_model", "adapter", "wrap")
 
     def __init__(self, tool: Tool) -> None:
         metadata = tool.fn_metadata
@@ -64,32 +67,44 @@ class _Plan:
         self.name = tool.name
         self.fn = tool.fn
         self.validate = metadata.validate_arguments
+        self.context_kwarg = tool.context_kwarg
+        self.inline = not tool.is_async  # a sync tool (never one taking Context) runs on the read loop
         self.output_model = metadata.output_model if metadata.output_schema is not None else None
         self.adapter = None if self.output_model is None else metadata._output_adapter(self.output_model)
         self.wrap = metadata.wrap_output
 
     def run(self, arguments: dict[str, Any]) -> Any:
-        """`Tool.run(arguments, context, convert_result=True)` for a sync tool without Context or
-        resolvers, called in place rather than on a worker thread."""
-        name = self.name
-        try:
-            validated = self.validate(arguments)
-        except ValidationError as exc:
-            raise ToolError(f"Error executing tool {name}: {exc}") from exc
-        except MCPError:
-            raise
-        except Exception as exc:
-            raise UnexpectedToolError(f"Error executing tool {name}") from exc
+        """`Tool.run(arguments, context, convert_result=True)` for a sync tool, called in place
+        rather than on a worker thread."""
+        validated = self._validated(arguments)
         try:
             return self.convert(self.fn(**validated))
         except MCPError:
             raise
-        except (UnexpectedToolError, UnexpectedResourceError) as exc:
-            raise UnexpectedToolError(f"Error executing tool {name}: {exc}") from exc
-        except (ToolError, ResourceError) as exc:
-            raise ToolError(f"Error executing tool {name}: {exc}") from exc
         except Exception as exc:
-            raise UnexpectedToolError(f"Error executing tool {name}") from exc
+            raise _wrapped(self.name, exc) from exc
+
+    async def run_async(self, arguments: dict[str, Any], context: Any) -> Any:
+        """`Tool.run(arguments, context, convert_result=True)` for an async tool."""
+        validated = self._validated(arguments)
+        if self.context_kwarg is not None:
+            validated = validated | {self.context_kwarg: context}
+        try:
+            return self.convert(await self.fn(**validated))
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise _wrapped(self.name, exc) from exc
+
+    def _validated(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self.validate(arguments)  # type: ignore[no-any-return]
+        except ValidationError as exc:
+            raise ToolError(f"Error executing tool {self.name}: {exc}") from exc
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise UnexpectedToolError(f"Error executing tool {self.name}") from exc
 
     def convert(self, result: Any) -> Any:
         """`FuncMetadata.convert_result`, with the output adapter it looks up each time held here."""
@@ -119,9 +134,10 @@ class DirectTools:
     def __init__(self, app: MCPServer[Any]) -> None:
         self.app = app
         self._manager: ToolManager = app._tool_manager
-        self._plans: dict[str, _Plan] = {}  # tool name -> the plan of the tool object found direct-callable
-        # (revision, result shape) -> the keys the sieve kept, when it only dropped keys (else None)
-        self._sieved: dict[tuple[Any, ...], tuple[str, ...] | None] = {}
+        self._plans: dict[str, ToolPlan] = {}  # tool name -> the plan of the tool object found direct-callable
+        # (revision, result shape) -> the sieve's layout (its keys, each block's keys, in order) when
+        # all it did to the shape was to drop and order keys; None when it did more
+        self._sieved: dict[tuple[Any, ...], Layout | None] = {}
         self._logger: logging.Logger = mcpserver_module.logger
 
     def usable(self) -> bool:
@@ -135,50 +151,75 @@ class DirectTools:
                 and lowlevel.cache_hints.get("tools/call") is None
                 and all(type(m) in _PASS_THROUGH for m in lowlevel.middleware))
 
-    def _plan(self, name: str) -> _Plan | None:
+    def plan(self, runner: ServerRunner[Any], params: Any) -> ToolPlan | None:
+        """The plan for a handshake-era call the route can take; None to leave it to the kernel."""
+        if not _plain(params) or not runner.connection.initialize_accepted or _tracing():
+            return None
+        name = params["name"]
         tool = self._manager._tools.get(name)
         if tool is None:
             return None
         plan = self._plans.get(name)
         if plan is not None and plan.tool is tool:
             return plan
-        if (type(tool).run is Tool.run and type(tool.fn_metadata) is FuncMetadata and not tool.is_async
-                and tool.context_kwarg is None and not tool.resolved_params):
-            self._plans[name] = plan = _Plan(tool)
+        if (type(tool).run is Tool.run and type(tool.fn_metadata) is FuncMetadata and not tool.resolved_params
+                and (tool.is_async or tool.context_kwarg is None)):
+            self._plans[name] = plan = ToolPlan(tool)
             return plan
         return None
 
-    def call(self, runner: ServerRunner[Any], params: Any) -> dict[str, Any] | None:
-        """The wire result of a handshake-era call it can take (raising MCPError as the kernel
-        would); None to leave the call to the kernel."""
-        if not _plain(params) or not runner.connection.initialize_accepted or _tracing():
-            return None
-        plan = self._plan(params["name"])
-        if plan is None:
-            return None
+    def call(self, runner: ServerRunner[Any], plan: ToolPlan, params: Any) -> dict[str, Any]:
+        """The wire result of a sync tool's call (raising MCPError as the kernel would)."""
         try:
             result = plan.run(params.get("arguments") or {})
         except MCPError:
             raise
         except Exception as exc:  # as MCPServer._handle_call_tool answers and logs it
-            self._log_failure(plan.name, exc)
-            result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+            result = self._failed(plan.name, exc)
         return self._serialize(runner, result)
 
+    async def call_async(self, runner: ServerRunner[Any], plan: ToolPlan, exchange: Any, params: Any) -> dict[str, Any]:
+        """The wire result of an async tool's call, with the `Context` the kernel would give it."""
+        context = None
+        if plan.context_kwarg is not None:
+            version = runner.connection.protocol_version
+            request = runner._make_context(exchange, "tools/call", params, _extract_meta(params), version)
+            context = Context(request_context=request, mcp_server=self.app, input_params=self._typed(params),
+                              subscriptions=self.app._subscriptions)
+        try:
+            result = await plan.run_async(params.get("arguments") or {}, context)
+        except MCPError:
+            raise
+        except Exception as exc:
+            result = self._failed(plan.name, exc)
+        return self._serialize(runner, result)
+
+    def _typed(self, params: Any) -> Any:
+        entry = self.app._lowlevel_server.get_request_handler("tools/call")
+        assert entry is not None
+        return entry.params_type.model_validate(params, by_name=False)
+
+    def _failed(self, name: str, exc: Exception) -> CallToolResult:
+        """The isError result `MCPServer._handle_call_tool` answers for a failed call, logged as it does."""
+        self._log_failure(name, exc)
+        return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+
     def _serialize(self, runner: ServerRunner[Any], result: Any) -> dict[str, Any]:
-        """The kernel's `_serialize` of a tools/call result, its sieve skipped for a shape it keeps."""
+        """The kernel's `_serialize` of a tools/call result, its sieve replayed for a shape it only
+        trimmed and reordered."""
         version = runner.connection.protocol_version
         if type(result) is not CallToolResult:
             return runner._serialize("tools/call", version, result)
         dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         key = (version, _shape(dumped))
-        kept = self._sieved.get(key, ())
-        if kept:
-            return {name: dumped[name] for name in kept}
+        layout = self._sieved.get(key)
+        if layout is not None:
+            return _laid_out(dumped, layout)
         sieved = runner._serialize("tools/call", version, result)
-        if key not in self._sieved:  # the sieve only dropped whole keys: later results of this shape skip it
-            dropped_only = sieved.keys() <= dumped.keys() and all(dumped[k] == v for k, v in sieved.items())
-            self._sieved[key] = tuple(sieved) if dropped_only else None
+        if key not in self._sieved:
+            layout = (tuple(sieved), tuple(tuple(block) for block in sieved.get("content", ())))
+            same = sieved.keys() <= dumped.keys() and dumps(_laid_out(dumped, layout)) == dumps(sieved)
+            self._sieved[key] = layout if same else None  # a shape the sieve changed otherwise always goes through it
         return sieved
 
     def _log_failure(self, name: str, exc: Exception) -> None:
@@ -191,6 +232,24 @@ class DirectTools:
                 logger.info("Tool %r failed: %r", name, str(exc))
         else:
             logger.error("Tool %r raised an unexpected exception", name, exc_info=exc)
+
+
+def _wrapped(name: str, exc: Exception) -> Exception:
+    """What `Tool.run` raises for a tool body (or its result conversion) that raised `exc`."""
+    if isinstance(exc, UnexpectedToolError | UnexpectedResourceError):
+        return UnexpectedToolError(f"Error executing tool {name}: {exc}")
+    if isinstance(exc, ToolError | ResourceError):
+        return ToolError(f"Error executing tool {name}: {exc}")
+    return UnexpectedToolError(f"Error executing tool {name}")
+
+
+def _laid_out(dumped: dict[str, Any], layout: Layout) -> dict[str, Any]:
+    """`dumped` with the sieve's keys in the sieve's order, its content blocks' too."""
+    keys, block_keys = layout
+    result = {key: dumped[key] for key in keys}
+    if "content" in result:
+        result["content"] = [{key: block[key] for key in order} for block, order in zip(result["content"], block_keys, strict=True)]
+    return result
 
 
 def _shape(dumped: dict[str, Any]) -> tuple[Any, ...]:

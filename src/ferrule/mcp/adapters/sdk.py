@@ -14,8 +14,8 @@ is served statelessly (the SDK's envelope ladder, then a born-ready connection, 
 loop does); every other request belongs to the one handshake-era connection of the process.
 `initialize` is handled before the next line is read (the SDK also runs it inline), and the revision
 it negotiated is recorded for the read loop's batch rule; a `tools/call` that the app's direct route
-takes (an MCPServer's sync tool, direct.py) is answered on the read loop; every other request and
-notification runs on the async lane, concurrently. The app's stderr is not captured: most of its
+takes (an MCPServer's tool, direct.py) is answered on the read loop for a sync tool and on the lane
+for an async one; every other request and notification runs on the async lane, concurrently. The app's stderr is not captured: most of its
 work runs beside the read loop, so it goes to the host's log as it is written.
 
 Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
@@ -48,7 +48,7 @@ from ..server import Server
 from ..wire import encode, error_line, result_line
 
 if TYPE_CHECKING:
-    from .direct import DirectTools
+    from .direct import DirectTools, ToolPlan
 
 __all__ = ["SdkServer"]
 
@@ -167,28 +167,33 @@ class SdkServer(Server):
             assert self._legacy is not None
             self.revision = self._legacy.connection.protocol_version  # what the read loop's batch rule reads
             return answer
+        plan = None
         if method == "tools/call" and self._direct is not None and not (params and is_stateless(method, params)):
-            answer = self._call_direct(msg_id, params)
-            if answer is not None:
-                return answer
-        self.lane.submit(msg_id, self._respond(msg_id, method, params))
+            assert self._legacy is not None
+            plan = self._direct.plan(self._legacy, params)
+            if plan is not None and plan.inline:
+                return self._call_inline(msg_id, plan, params)
+        self.lane.submit(msg_id, self._respond(msg_id, method, params, plan))
         return None
 
-    def _call_direct(self, msg_id: Any, params: Any) -> bytes | None:
-        """A call the direct route takes, answered here on the read loop; None when it declines."""
+    def _call_inline(self, msg_id: Any, plan: ToolPlan, params: Any) -> bytes:
+        """A sync tool's call on the direct route, answered here on the read loop."""
         assert self._direct is not None and self._legacy is not None
         try:
-            result = self._direct.call(self._legacy, params)
+            return result_line(msg_id, self._direct.call(self._legacy, plan, params))
         except Exception as exc:
             return error_line(msg_id, _error_data(exc, modern=False).model_dump(mode="json", exclude_none=True))
-        return None if result is None else result_line(msg_id, result)
 
-    async def _respond(self, msg_id: Any, method: str, params: Any) -> bytes | None:
+    async def _respond(self, msg_id: Any, method: str, params: Any, plan: ToolPlan | None = None) -> bytes | None:
+        """Serve one request on the lane: the direct route's `plan` for an async tool, else the kernel."""
         modern = params is not None and is_stateless(method, params)
         exchange = _Exchange(self, msg_id, params, modern)
         self._exchanges[msg_id] = exchange
         try:
-            if modern:
+            if plan is not None:
+                assert self._direct is not None and self._legacy is not None
+                result = await self._direct.call_async(self._legacy, plan, exchange, params)
+            elif modern:
                 result = await self._serve_modern(exchange, method, params)
             else:
                 assert self._legacy is not None
