@@ -3,14 +3,16 @@
 The SDK's kernel answers a call through its middleware (OpenTelemetry, the request-state boundary),
 its params models, a `Context`, `MCPServer.call_tool` and `Tool.run`, which runs a sync tool on a
 worker thread: some 250 µs a call, where the tool's own pydantic models validate and convert in a
-few. For a sync tool that takes no `Context` and no resolvers, called in the handshake era with
-plain params while the middleware is a pass-through (no tracer configured, no request state), every
-one of those layers does nothing but hand the call on. Such a call is served here, on the read loop
-inside the capture guard: the tool's own `fn_metadata` validates the arguments and converts the
-result, the failures are wrapped and logged as `Tool.run` and `MCPServer._handle_call_tool` do, and
-the kernel's own `_serialize` shapes the wire form. Everything else (another tool, another era,
-unusual params, a subclass overriding the call path, extensions, user middleware) goes through the
-kernel as before.
+few. For a tool without resolvers, called in the handshake era with plain params while the
+middleware is a pass-through (no tracer configured, no request state), every one of those layers
+does nothing but hand the call on. Such a call is served here: the tool's own `fn_metadata`
+validates the arguments and converts the result, a `Context` is built as the kernel builds it for a
+tool that asks for one, the failures are wrapped and logged as `Tool.run` and
+`MCPServer._handle_call_tool` do, and the kernel's own `_serialize` shapes the wire form. A sync
+tool that takes no `Context` is called on the read loop (no worker thread); an async tool is awaited
+on the event loop. Everything else (a sync tool taking `Context`, another era, unusual params, a
+subclass overriding the call path, extensions, middleware of the app's own) goes through the kernel
+as before.
 
 What is decided once per tool (kept while the registry holds the same tool object): whether it can
 be called here, and its output model, wrapping and pydantic adapter, which `convert_result` looks up
