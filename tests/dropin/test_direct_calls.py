@@ -33,6 +33,9 @@ CALLS = [
     ("own_result", {"flag": True}),
     ("own_result", {"flag": False}),
     ("point", {"x": 1, "extra": "ignored"}),
+    ("aliased", {"firstName": "Ada", "tags": '["x", "y"]'}),
+    ("aliased", {"first_name": "Ada", "tags": "not json"}),
+    ("aliased", {"firstName": "Ada", "tags": "3"}),
 ]
 
 

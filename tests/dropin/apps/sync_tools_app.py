@@ -56,6 +56,12 @@ def listing(count: Annotated[int, Field(ge=0, le=5)]) -> list[int]:
 
 
 @mcp.tool()
+def aliased(first_name: Annotated[str, Field(alias="firstName")], tags: list[str] | None = None) -> str:
+    """An argument with an alias, and a list that may come as JSON in a string."""
+    return f"{first_name}:{','.join(tags or [])}"
+
+
+@mcp.tool()
 def nothing() -> None:
     """Returns None."""
 

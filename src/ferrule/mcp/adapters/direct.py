@@ -15,8 +15,10 @@ subclass overriding the call path, extensions, middleware of the app's own) goes
 as before.
 
 What is decided once per tool (kept while the registry holds the same tool object): whether it can
-be called here, and its output model, wrapping and pydantic adapter, which `convert_result` looks up
-through pydantic's private-attribute machinery on every call. What is decided once per result
+be called here; which argument keys may carry JSON in a string and which names the validated fields
+are handed on under, which `validate_arguments` works out from the model's fields on every call; and
+its output model, wrapping and pydantic adapter, which `convert_result` looks up through pydantic's
+private-attribute machinery on every call. What is decided once per result
 shape: the kernel's last step sieves a result through the revision's surface model (dropping what
 the revision lacks, such as `structuredContent` before 2025-06-18, or `resultType` before
 2026-07-28, and putting keys in the model's order); when all it did to a shape (the result's keys,
@@ -27,7 +29,9 @@ changed otherwise or refused always goes through it.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from typing import Any
 
 from mcp.server._otel import OpenTelemetryMiddleware
@@ -42,7 +46,7 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.server.mcpserver.server import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.tools.tool_manager import ToolManager
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata, _convert_to_content
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata, _convert_to_content
 from mcp.server.request_state import RequestStateBoundary
 from mcp.server.runner import ServerRunner, _extract_meta
 from mcp.shared.exceptions import MCPError
@@ -53,6 +57,8 @@ from pydantic import BaseModel, ValidationError
 
 __all__ = ["DirectTools", "ToolPlan"]
 
+_UNKNOWN = object()
+_PROVIDER_FROM_ENV = "OTEL_PYTHON_TRACER_PROVIDER" in os.environ  # what get_tracer_provider() would load
 Layout = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
 _PLAIN_KEYS = frozenset({"name", "arguments", "_meta"})
 _PASS_THROUGH = (OpenTelemetryMiddleware, RequestStateBoundary)
@@ -61,14 +67,25 @@ _PASS_THROUGH = (OpenTelemetryMiddleware, RequestStateBoundary)
 class ToolPlan:
     """A direct-callable tool and what its call and result conversion need, looked up once."""
 
-    __slots__ = ("tool", "name", "fn", "validate", "context_kwarg", "inline", "output_model", "adapter", "wrap")
+    __slots__ = ("tool", "name", "fn", "validate", "arg_model", "json_keys", "dump_names", "context_kwarg", "inline",
+                 "output_model", "adapter", "wrap")
 
     def __init__(self, tool: Tool) -> None:
         metadata = tool.fn_metadata
         self.tool = tool
         self.name = tool.name
         self.fn = tool.fn
-        self.validate = metadata.validate_arguments
+        self.arg_model = metadata.arg_model
+        fields = self.arg_model.model_fields
+        by_key: dict[str, Any] = {}  # as pre_parse_json maps them: each field's name, then its alias
+        for field_name, info in fields.items():
+            by_key[field_name] = info
+            if info.alias:
+                by_key[info.alias] = info
+        self.json_keys = frozenset(key for key, info in by_key.items() if info.annotation is not str)
+        self.dump_names = tuple((field_name, info.alias or field_name) for field_name, info in fields.items())
+        stock = getattr(self.arg_model, "model_dump_one_level", None) is ArgModelBase.model_dump_one_level
+        self.validate = self._validate if stock else metadata.validate_arguments
         self.context_kwarg = tool.context_kwarg
         self.inline = not tool.is_async  # a sync tool (never one taking Context) runs on the read loop
         self.output_model = metadata.output_model if metadata.output_schema is not None else None
@@ -97,6 +114,26 @@ class ToolPlan:
             raise
         except Exception as exc:
             raise _wrapped(self.name, exc) from exc
+
+    def _validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """`FuncMetadata.validate_arguments` with the field lookups it makes on every call made once:
+        pre-parse JSON sent as a string for a field that is not a string, validate with the tool's
+        argument model, and hand its fields on one level deep."""
+        data = arguments
+        if self.json_keys:
+            for key, value in arguments.items():
+                if key in self.json_keys and isinstance(value, str):
+                    try:
+                        parsed = json.loads(value)
+                    except (ValueError, RecursionError):
+                        continue
+                    if isinstance(parsed, str | int | float):
+                        continue
+                    if data is arguments:
+                        data = dict(arguments)
+                    data[key] = parsed
+        model = self.arg_model.model_validate(data)
+        return {name: getattr(model, field_name) for field_name, name in self.dump_names}
 
     def _validated(self, arguments: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -262,16 +299,22 @@ def _shape(dumped: dict[str, Any]) -> tuple[Any, ...]:
 
 def _plain(params: Any) -> bool:
     """Params the kernel would only hand on: a string name, object arguments, at most a progress token."""
-    if params is None or not (params.keys() <= _PLAIN_KEYS) or type(params.get("name")) is not str:
+    if params is None or type(params.get("name")) is not str or any(key not in _PLAIN_KEYS for key in params):
         return False
     arguments = params.get("arguments")
     if arguments is not None and type(arguments) is not dict:
         return False
     meta = params.get("_meta")
-    return meta is None or (type(meta) is dict and meta.keys() <= {"progressToken"}
-                            and type(meta.get("progressToken")) in (str, int))
+    return meta is None or (type(meta) is dict and len(meta) == 1 and type(meta.get("progressToken")) in (str, int))
 
 
 def _tracing() -> bool:
-    """Whether OpenTelemetry has a real tracer (the SDK's middleware then records a span per call)."""
-    return type(trace.get_tracer_provider()) not in (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+    """Whether OpenTelemetry has a real tracer (the SDK's middleware then records a span per call).
+    Until a provider is set, `get_tracer_provider()` reads the environment on every call: the same
+    answer comes from the environment variable, read once."""
+    provider = getattr(trace, "_TRACER_PROVIDER", _UNKNOWN)
+    if provider is None:
+        return _PROVIDER_FROM_ENV
+    if provider is _UNKNOWN:
+        provider = trace.get_tracer_provider()
+    return type(provider) not in (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
