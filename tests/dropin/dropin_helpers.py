@@ -77,6 +77,11 @@ class Peer:
         self.send(message)
         return self.wait_answer(message["id"])
 
+    def stderr_so_far(self) -> str:
+        """What the server wrote to stderr until now (it may still be running)."""
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")
+
     def close(self) -> tuple[int, bytes, str]:
         """End of input; (exit status, the rest of stdout, stderr)."""
         out, _ = self.proc.communicate(timeout=BOUND)

@@ -108,6 +108,10 @@ class Server:
     bounds one input line.
     """
 
+    #: Over stdio, hold one capture session for the run (sync tool calls read their windows of it).
+    #: A subclass whose work runs beside the read loop turns it off: its stderr then reaches the log live.
+    session_capture = True
+
     def __init__(
         self,
         name: str,
@@ -177,7 +181,7 @@ class Server:
         self._dead = False
         window = None
         try:
-            if transport.session_capture:
+            if transport.session_capture and self.session_capture:
                 window = CaptureSession()
                 try:
                     window.__enter__()

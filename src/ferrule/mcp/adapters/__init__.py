@@ -63,7 +63,9 @@ def adapt(app: Any, *, label: str = "ferrule run") -> Server:
     from .sdk import SdkServer
 
     if kind == "mcpserver":
-        return SdkServer(app._lowlevel_server, [], label=label)
+        from .direct import DirectTools
+
+        return SdkServer(app._lowlevel_server, [], label=label, direct=DirectTools(app))
     if kind == "lowlevel":
         return SdkServer(app, [], label=label)
     return SdkServer(app._mcp_server, [lambda: _fastmcp_stdio(app)], label=label)

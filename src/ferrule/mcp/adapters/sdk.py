@@ -12,8 +12,11 @@ the app's own registries say.
 Eras are chosen per request, as everywhere in ferrule: a request carrying the 2026-07-28 envelope
 is served statelessly (the SDK's envelope ladder, then a born-ready connection, as the SDK's modern
 loop does); every other request belongs to the one handshake-era connection of the process.
-`initialize` is handled before the next line is read (the SDK also runs it inline); every other
-request and notification runs on the async lane, concurrently.
+`initialize` is handled before the next line is read (the SDK also runs it inline), and the revision
+it negotiated is recorded for the read loop's batch rule; a `tools/call` that the app's direct route
+takes (an MCPServer's tool, direct.py) is answered on the read loop for a sync tool and on the lane
+for an async one; every other request and notification runs on the async lane, concurrently. The app's stderr is not captured: most of its
+work runs beside the read loop, so it goes to the host's log as it is written.
 
 Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
 channel in the handshake era, and the client's answer (routed back by its id) resumes the waiting
@@ -28,7 +31,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import Future
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.connection import Connection, NotifyOnlyOutbound
@@ -43,6 +46,9 @@ from mcp_types import INTERNAL_ERROR, REQUEST_TIMEOUT, ErrorData
 from ..eras import is_stateless
 from ..server import Server
 from ..wire import encode, error_line, result_line
+
+if TYPE_CHECKING:
+    from .direct import DirectTools, ToolPlan
 
 __all__ = ["SdkServer"]
 
@@ -99,12 +105,18 @@ class _Exchange(_Outbound):
 
 class SdkServer(Server):
     """A low-level SDK `Server` (`app`) served by ferrule. `lifespans` are entered, in order, for
-    the run (the low-level server's own is entered last, as its `run()` does)."""
+    the run (the low-level server's own is entered last, as its `run()` does). `direct`, when given,
+    takes the `tools/call` requests it can answer straight from the app's registry (direct.py)."""
 
-    def __init__(self, app: LowLevelServer[Any], lifespans: list[Lifespan], *, label: str) -> None:
+    session_capture = False  # the app's work runs on the lane, beside the read loop: its stderr passes live
+
+    def __init__(
+        self, app: LowLevelServer[Any], lifespans: list[Lifespan], *, label: str, direct: DirectTools | None = None
+    ) -> None:
         super().__init__(app.name, app.version or "", instructions=app.instructions)
         self.app = app
         self.label = label
+        self._direct = direct
         self._lifespans = [*lifespans, lambda: app.lifespan(app)]
         self._outbound = _Outbound(self)
         self._state: Any = None
@@ -121,6 +133,8 @@ class SdkServer(Server):
         self.lane.spawn(self._hold_lifespans(entered))
         self._state = entered.result()  # a lifespan that raised ends the run here, with its error
         self._legacy = ServerRunner(self.app, Connection.for_loop(self._outbound), self._state)
+        if self._direct is not None and not self._direct.usable():
+            self._direct = None
 
     async def _hold_lifespans(self, entered: Future[Any]) -> None:
         self._stop = stop = anyio.Event()
@@ -149,26 +163,43 @@ class SdkServer(Server):
 
     def _route(self, msg_id: Any, method: str, params: Any) -> bytes | None:
         if method == "initialize":  # before the next line is read: later requests see its outcome
-            return self.lane.call(self._respond(msg_id, method, params))
-        self.lane.submit(msg_id, self._respond(msg_id, method, params))
+            answer = self.lane.call(self._respond(msg_id, method, params))
+            assert self._legacy is not None
+            self.revision = self._legacy.connection.protocol_version  # what the read loop's batch rule reads
+            return answer
+        plan = None
+        if method == "tools/call" and self._direct is not None and not (params and is_stateless(method, params)):
+            assert self._legacy is not None
+            plan = self._direct.plan(self._legacy, params)
+            if plan is not None and plan.inline:
+                return self._call_inline(msg_id, plan, params)
+        self.lane.submit(msg_id, self._respond(msg_id, method, params, plan))
         return None
 
-    async def _respond(self, msg_id: Any, method: str, params: Any) -> bytes | None:
+    def _call_inline(self, msg_id: Any, plan: ToolPlan, params: Any) -> bytes:
+        """A sync tool's call on the direct route, answered here on the read loop."""
+        assert self._direct is not None and self._legacy is not None
+        try:
+            return result_line(msg_id, self._direct.call(self._legacy, plan, params))
+        except Exception as exc:
+            return error_line(msg_id, _error_data(exc, modern=False).model_dump(mode="json", exclude_none=True))
+
+    async def _respond(self, msg_id: Any, method: str, params: Any, plan: ToolPlan | None = None) -> bytes | None:
+        """Serve one request on the lane: the direct route's `plan` for an async tool, else the kernel."""
         modern = params is not None and is_stateless(method, params)
         exchange = _Exchange(self, msg_id, params, modern)
         self._exchanges[msg_id] = exchange
         try:
-            if modern:
+            if plan is not None:
+                assert self._direct is not None and self._legacy is not None
+                result = await self._direct.call_async(self._legacy, plan, exchange, params)
+            elif modern:
                 result = await self._serve_modern(exchange, method, params)
             else:
                 assert self._legacy is not None
                 result = await self._legacy.on_request(exchange, method, params)
         except Exception as exc:
-            error = handler_exception_to_error_data(exc)
-            if error is None:
-                # The SDK sends code 0 in the handshake era; JSON-RPC's code for a fault is -32603.
-                error = modern_error_data(exc) if modern else _internal(exc)
-            return error_line(msg_id, error.model_dump(mode="json", exclude_none=True))
+            return error_line(msg_id, _error_data(exc, modern).model_dump(mode="json", exclude_none=True))
         finally:
             exchange.closed = True
             if self._exchanges.get(msg_id) is exchange:
@@ -236,6 +267,15 @@ class SdkServer(Server):
         waiting = self._waiting.get(msg.get("id"))
         if waiting is not None and not waiting.done():
             waiting.set_result(msg)
+
+
+def _error_data(exc: Exception, modern: bool) -> ErrorData:
+    """The error answer to a request whose handling raised, as the SDK's dispatcher shapes it."""
+    error = handler_exception_to_error_data(exc)
+    if error is None:
+        # The SDK sends code 0 in the handshake era; JSON-RPC's code for a fault is -32603.
+        error = modern_error_data(exc) if modern else _internal(exc)
+    return error
 
 
 def _internal(exc: Exception) -> ErrorData:
