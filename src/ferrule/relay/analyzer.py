@@ -70,6 +70,9 @@ class AnalyzerProcess:
         self.pull_diagnostics = False
         self.lock = asyncio.Lock()  # held by whatever starts or stops the analyzer
         self.starts = 0  # analyzers spawned, for callers that say what happened on a call
+        # the configuration of the last start while nothing has used that analyzer since (no op ran on
+        # it, no overlay was set): an `init` arriving then joins that start instead of making another
+        self.fresh_config: dict[str, Any] | None = None
         self._death_reported = False
         self._crashes_in_a_row = 0
         self._died_at = 0.0
@@ -154,6 +157,7 @@ class AnalyzerProcess:
             self.binary = await asyncio.to_thread(resolve_analyzer, self.explicit)
         before_spawn()
         await self.stop(2.0)
+        self.fresh_config = None
         client = await LspClient.spawn([self.binary.path], cwd=self.root.path)
         self.starts += 1
         config = analyzer_config(self.root)
@@ -175,7 +179,15 @@ class AnalyzerProcess:
             message = client.status.get("message") or "rust-analyzer could not load the workspace"
             await self.stop(2.0)
             raise WorkspaceUnloadable(f"{message.strip()} ({self.root.path})")
+        self.fresh_config = config
         return quiescent
+
+    def joinable(self) -> bool:
+        """Whether an `init` now would start what runs already: the last start is untouched, alive, and
+        of the configuration a start now would have. Taking it makes it used."""
+        client, config = self.client, self.fresh_config
+        self.fresh_config = None
+        return config is not None and client is not None and client.alive and config == analyzer_config(self.root)
 
     async def stop(self, timeout: float) -> None:
         """The LSP shutdown/exit dance, kill as the backstop; nothing when no analyzer runs."""

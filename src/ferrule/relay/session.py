@@ -82,6 +82,9 @@ class Session:
         except ResponseError as error:
             raise BadRequest(f"{op}: the analyzer refused the request: {error}",
                              "check the file and position; the analyzer's message says what it could not do") from None
+        finally:
+            if op != "init":
+                analyzer.fresh_config = None  # an analyzer something used is no longer one `init` may join
         analyzer.op_succeeded()
         return result
 
