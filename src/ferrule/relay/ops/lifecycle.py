@@ -35,6 +35,9 @@ async def init(ctx: OpContext, params: InitParams) -> InitResult:
         std_error = analyzer.std_error()
         if std_error is not None:
             result["std_error"] = std_error
+        proc_macro_error = analyzer.proc_macro_error()
+        if proc_macro_error is not None and await ctx.packages.use_proc_macros(ctx.budget.remaining()):
+            result["proc_macro_error"] = proc_macro_error
         return result
 
 
