@@ -21,6 +21,15 @@ def workspace(tmp_path) -> Path:
     return Path(shutil.copytree(FIXTURES / "workspace", tmp_path / "workspace"))
 
 
+def move_library(workspace: Path) -> None:
+    """The `shapes` library moved to `lib/shapes.rs`, which only its manifest's `[lib] path` says."""
+    (workspace / "shapes" / "lib").mkdir()
+    os.replace(workspace / "shapes" / "src" / "lib.rs", workspace / "shapes" / "lib" / "shapes.rs")
+    os.replace(workspace / "shapes" / "src" / "area.rs", workspace / "shapes" / "lib" / "area.rs")
+    with open(workspace / "shapes" / "Cargo.toml", "a", encoding="utf-8") as manifest:
+        manifest.write('\n[lib]\npath = "lib/shapes.rs"\n')
+
+
 def placed(packages: Packages, rel: str) -> Placement:
     return asyncio.run(packages.placement(rel))
 
@@ -38,11 +47,7 @@ def test_a_member_file_is_placed_in_its_own_package(workspace, rel, cell, crate_
 
 
 def test_a_target_set_in_the_manifest_is_its_crate_root(workspace):
-    (workspace / "shapes" / "lib").mkdir()
-    os.replace(workspace / "shapes" / "src" / "lib.rs", workspace / "shapes" / "lib" / "shapes.rs")
-    os.replace(workspace / "shapes" / "src" / "area.rs", workspace / "shapes" / "lib" / "area.rs")
-    with open(workspace / "shapes" / "Cargo.toml", "a", encoding="utf-8") as manifest:
-        manifest.write('\n[lib]\npath = "lib/shapes.rs"\n')
+    move_library(workspace)
     placement = placed(Packages(ProjectRoot(workspace)), "shapes/lib/area.rs")
     assert placement == Placement("crate::area", ("shapes/lib/shapes.rs",))
 
@@ -86,3 +91,11 @@ def test_a_member_added_under_a_glob_is_found(tmp_path):
     assert placed(packages, "crates/first/src/a.rs").cell == "crate::a"
     member("second")  # the root manifest is unchanged: its glob takes the new folder in
     assert placed(packages, "crates/second/src/a.rs") == Placement("crate::a", ("crates/second/src/lib.rs",))
+
+
+def test_a_cargo_that_did_not_answer_in_time_is_asked_again(workspace):
+    move_library(workspace)
+    packages = Packages(ProjectRoot(workspace))
+    hurried = asyncio.run(packages.placement("shapes/lib/area.rs", timeout=0.001))  # no cargo answers in 1 ms
+    assert hurried == Placement(None, ())  # the conventions know no `lib/` folder
+    assert placed(packages, "shapes/lib/area.rs") == Placement("crate::area", ("shapes/lib/shapes.rs",))

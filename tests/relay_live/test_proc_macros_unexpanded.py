@@ -20,8 +20,11 @@ pytestmark = pytest.mark.live
 def session(tmp_path_factory, analyzer_path, private_cache) -> Iterator[SyncSession]:
     folder = tmp_path_factory.mktemp("proc-macros")
     crate = copy_crate("workspace", folder)
-    server = folder / "rust-analyzer-proc-macro-srv"  # a server that cannot speak to this analyzer
-    server.write_text("#!/bin/sh\necho 'proc-macro server of another release' >&2\nexit 1\n", encoding="utf-8")
+    # a server that cannot speak to this analyzer: it takes the version check and answers nothing (it
+    # reads the request first, so the analyzer's write never meets a closed pipe)
+    server = folder / "rust-analyzer-proc-macro-srv"
+    server.write_text("#!/bin/sh\necho 'proc-macro server of another release' >&2\nread -r request\nexit 1\n",
+                      encoding="utf-8")
     server.chmod(server.stat().st_mode | stat.S_IXUSR)
     with live_session(crate, env={"FERRULE_PROC_MACRO_SERVER": str(server)}, quiet_policy=True) as live:
         yield live

@@ -75,7 +75,10 @@ class Packages:
         return await asyncio.to_thread(self._proc_macro_crates, timeout)
 
     def _proc_macro_crates(self, timeout: float) -> bool:
-        metadata = self._metadata(timeout, "--offline")
+        try:
+            metadata = self._metadata(timeout, "--offline")
+        except subprocess.TimeoutExpired:
+            return True
         if metadata is None:
             return True
         return any("proc-macro" in (target.get("kind") or [])
@@ -83,7 +86,7 @@ class Packages:
 
     def _metadata(self, timeout: float, *flags: str) -> dict[str, Any] | None:
         """`cargo metadata` with `flags`, or None when cargo could not say (none installed, a broken
-        manifest, dependencies not at hand offline)."""
+        manifest, dependencies not at hand offline); TimeoutExpired when it did not answer in time."""
         command = ["cargo", "metadata", *flags, "--format-version", "1",
                    "--manifest-path", str(self.root.path / MANIFEST)]
         try:
@@ -91,16 +94,20 @@ class Packages:
             if done.returncode != 0:
                 return None
             metadata = orjson.loads(done.stdout)
-        except (OSError, subprocess.TimeoutExpired, orjson.JSONDecodeError):
+        except (OSError, orjson.JSONDecodeError):
             return None
         return metadata if isinstance(metadata, dict) else None
 
     async def _current(self, timeout: float, *, again: bool = False) -> tuple[Package, ...] | None:
         """cargo's answer, asked again only when a manifest it read changed (a failure too is kept
-        until the root manifest changes)."""
+        until the root manifest changes; a cargo that did not answer in time, waiting on a lock, is
+        asked again next time)."""
         if not again and self._stamp and self._stamp == self._manifest_stamp(self._packages or ()):
             return self._packages
-        packages = await asyncio.to_thread(self._ask_cargo, timeout)
+        try:
+            packages = await asyncio.to_thread(self._ask_cargo, timeout)
+        except subprocess.TimeoutExpired:
+            return None
         self._packages = packages
         self._stamp = self._manifest_stamp(packages or ())
         return packages
