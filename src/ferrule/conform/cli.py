@@ -36,8 +36,9 @@ def configure(name: str, parser: argparse.ArgumentParser):
                           "files over max_file_lines. Fails only on findings not in the baseline.")
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("dir", nargs="?", default=".", type=Path, metavar="DIR",
-                        help="the project root, holding conform.toml (default: the current directory)")
+    parser.add_argument("dir", nargs="?", default=None, type=Path, metavar="DIR",
+                        help="the project root, holding conform.toml (default: the workspace of the package "
+                             "around the current directory, else the current directory)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--update-baseline", action="store_true",
                         help="write the baseline file to hold exactly the current findings, then exit 0")
@@ -47,7 +48,12 @@ def configure(name: str, parser: argparse.ArgumentParser):
 
 
 def run(args: argparse.Namespace) -> int:
-    root: Path = args.dir
+    if args.dir is None:  # the policy stands alone; the root cargo would pick is asked only here
+        from ferrule.project import project_root
+
+        root: Path = project_root(Path.cwd()) or Path(".")
+    else:
+        root = args.dir
     if not root.is_dir():
         print(f"ferrule check: {root} is not a directory", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ from ferrule.project.errors import (
     WorkspaceUnloadable,
 )
 from ferrule.project.sandbox import ProjectFile, ProjectRoot
+from ferrule.project.workspace import project_root
 
 __all__ = [
     "KINDS",
@@ -25,4 +26,5 @@ __all__ = [
     "ProjectFile",
     "ProjectRoot",
     "WorkspaceUnloadable",
+    "project_root",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ferrule.lsp import LspClient, PositionCodec, RequestTimeout, ServerExited, 
 from ferrule.lsp.client import ProgressCallback
 from ferrule.project import ErrorRecord, OracleCrashed, ProjectRoot, WorkspaceUnloadable
 from ferrule.relay.cache import project_home
-from ferrule.relay.health import std_unloaded
+from ferrule.relay.health import analyzer_warnings, proc_macros_unexpanded, std_unloaded
 from ferrule.relay.resolve import Analyzer, resolve_analyzer
 
 INITIALIZE_TIMEOUT_S = 60.0
@@ -70,6 +70,9 @@ class AnalyzerProcess:
         self.pull_diagnostics = False
         self.lock = asyncio.Lock()  # held by whatever starts or stops the analyzer
         self.starts = 0  # analyzers spawned, for callers that say what happened on a call
+        # the configuration of the last start while nothing has used that analyzer since (no op ran on
+        # it, no overlay was set): an `init` arriving then joins that start instead of making another
+        self.fresh_config: dict[str, Any] | None = None
         self._death_reported = False
         self._crashes_in_a_row = 0
         self._died_at = 0.0
@@ -135,6 +138,17 @@ class AnalyzerProcess:
         client = self.client
         return None if client is None else std_unloaded(client.status)
 
+    def proc_macro_error(self) -> ErrorRecord | None:
+        """The warning to carry while the analyzer cannot expand procedural macros, else None."""
+        client = self.client
+        return None if client is None else proc_macros_unexpanded(client.status)
+
+    def warnings(self, diagnostics: Iterable[Mapping[str, Any]] = ()) -> list[ErrorRecord]:
+        """Why the analyzer's answer about a file (with these of its diagnostics) may not be taken at its
+        word (std, proc-macros), with the fixes."""
+        client = self.client
+        return [] if client is None else analyzer_warnings(client.status, diagnostics)
+
     def op_succeeded(self) -> None:
         self._crashes_in_a_row = 0
 
@@ -154,6 +168,7 @@ class AnalyzerProcess:
             self.binary = await asyncio.to_thread(resolve_analyzer, self.explicit)
         before_spawn()
         await self.stop(2.0)
+        self.fresh_config = None
         client = await LspClient.spawn([self.binary.path], cwd=self.root.path)
         self.starts += 1
         config = analyzer_config(self.root)
@@ -175,7 +190,15 @@ class AnalyzerProcess:
             message = client.status.get("message") or "rust-analyzer could not load the workspace"
             await self.stop(2.0)
             raise WorkspaceUnloadable(f"{message.strip()} ({self.root.path})")
+        self.fresh_config = config
         return quiescent
+
+    def joinable(self) -> bool:
+        """Whether an `init` now would start what runs already: the last start is untouched, alive, and
+        of the configuration a start now would have. Taking it makes it used."""
+        client, config = self.client, self.fresh_config
+        self.fresh_config = None
+        return config is not None and client is not None and client.alive and config == analyzer_config(self.root)
 
     async def stop(self, timeout: float) -> None:
         """The LSP shutdown/exit dance, kill as the backstop; nothing when no analyzer runs."""
@@ -196,7 +219,11 @@ def analyzer_config(root: ProjectRoot) -> dict[str, Any]:
     """ANALYZER_CONFIG for one project: the analyzer's build-script and proc-macro builds go to the
     project's folder in the user's cache, never to the project's `target/` (which a cargo build the
     user runs at the same time would otherwise wait for)."""
-    return {**ANALYZER_CONFIG, "cargo": {"targetDir": str(project_home(root) / "analyzer-target")}}
+    config = {**ANALYZER_CONFIG, "cargo": {"targetDir": str(project_home(root) / "analyzer-target")}}
+    server = os.environ.get("FERRULE_PROC_MACRO_SERVER")
+    if server:  # the toolchain's own server when rust-analyzer's default is of another release
+        config["procMacro"] = {"server": server}
+    return config
 
 
 def initialize_params(root: Path, config: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from ferrule.capture import private_stdout
-from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnloadable
+from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnloadable, project_root
 from ferrule.relay import terminal
 from ferrule.relay.envelope import ORACLE_PROTOCOL
 from ferrule.relay.ops import OPS
@@ -63,7 +63,7 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
                             help="also run rustc (cargo check in a mirror of the project under the user's cache)")
     _add_common(parser)
     parser.add_argument("--root", metavar="DIR", type=Path,
-                        help="the project root (default: the nearest ancestor of FILE with a Cargo.toml)")
+                        help="the project root (default: the workspace FILE's package belongs to, else that package)")
     parser.add_argument("--json", action="store_true", help="print the raw result as one JSON object")
     parser.add_argument("-q", "--quiet", action="store_true", help="no indexing progress on stderr")
     parser.add_argument("--timeout-ms", metavar="MS", type=_positive_int,
@@ -77,7 +77,8 @@ def _configure_serve(parser: argparse.ArgumentParser) -> Callable[[argparse.Name
         f"Serve the NDJSON oracle protocol (docs/PROTOCOL.md, proto {ORACLE_PROTOCOL}) on stdin/stdout for "
         "one Rust project: one JSON frame per line in, one answer per line out, correlated by id.")
     parser.add_argument("--root", metavar="DIR", type=Path, default=None,
-                        help="the project to serve (default: the current directory)")
+                        help="the project to serve (default: the workspace of the package around the current directory, "
+                             "else the current directory)")
     _add_common(parser)
     parser.epilog = (
         'request:  {"proto":1,"id":1,"op":"type","params":{"file":"src/lib.rs","position":'
@@ -111,7 +112,7 @@ def _positive_int(text: str) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     from ferrule.relay.serve import serve
 
-    root = Path.cwd() if args.root is None else args.root
+    root = (project_root(Path.cwd()) or Path.cwd()) if args.root is None else args.root
     if not root.is_dir():
         print(f"ferrule serve: --root {str(root)!r} is not a directory", file=sys.stderr)
         return EXIT_USAGE
@@ -129,14 +130,6 @@ class UsageError(Exception):
     pass
 
 
-def find_root(file: Path) -> Path | None:
-    """The nearest ancestor directory of `file` holding a Cargo.toml."""
-    for directory in file.parents:
-        if (directory / "Cargo.toml").is_file():
-            return directory
-    return None
-
-
 def utf8_character(line_text: str, col: int) -> int:
     """A 1-based character column as the protocol's 0-based UTF-8 byte offset (clamped to the line)."""
     return len(line_text[: col - 1].encode("utf-8"))
@@ -152,7 +145,7 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[
         if not root.is_dir():
             raise UsageError(f"--root {str(root)!r} is not a directory")
     else:
-        found = find_root(file)
+        found = project_root(file)
         if found is None:
             raise WorkspaceUnloadable(
                 f"no Cargo.toml in any directory above {args.file}",
@@ -287,4 +280,4 @@ def answer(name: str, args: argparse.Namespace, build: Build, show: Callable[[Pa
     return EXIT_OK
 
 
-__all__ = ["answer", "configure", "find_root", "run_one_shot", "run_serve", "utf8_character"]
+__all__ = ["answer", "configure", "run_one_shot", "run_serve", "utf8_character"]

@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ferrule.project import ProjectRoot, WorkspaceUnloadable
+from ferrule.project import ProjectRoot, WorkspaceUnloadable, project_root
 from ferrule.relay import cli, terminal
 from ferrule.relay.params import NAVIGATION_MAX_DEFAULT, SYMBOL_KINDS
 
@@ -53,7 +53,7 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Any:
                             help=f"at most N items (default {NAVIGATION_MAX_DEFAULT})")
     cli._add_common(parser)
     parser.add_argument("--root", metavar="DIR", type=Path,
-                        help="the project root (default: the nearest ancestor with a Cargo.toml)")
+                        help="the project root (default: the workspace of the package around the current directory)")
     parser.add_argument("--json", action="store_true", help="print the raw result as one JSON object")
     parser.add_argument("-q", "--quiet", action="store_true", help="no indexing progress on stderr")
     parser.add_argument("--timeout-ms", metavar="MS", type=cli._positive_int,
@@ -111,7 +111,7 @@ def _root_without_file(given: Path | None) -> Path:
         if not given.is_dir():
             raise cli.UsageError(f"--root {str(given)!r} is not a directory")
         return ProjectRoot(given).path
-    found = cli.find_root(Path.cwd() / "Cargo.toml")
+    found = project_root(Path.cwd())
     if found is None:
         raise WorkspaceUnloadable("no Cargo.toml in the current directory or above", "run inside a Cargo project, or pass --root DIR")
     return found

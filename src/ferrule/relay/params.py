@@ -180,7 +180,10 @@ class FileParams(OpParams):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InitParams(OpParams):
-    pass
+    """`unanswered` (not a param): the relay's own start at launch, whose answer goes to no one; an
+    `init` from the host may join the analyzer it started while nothing has used it yet."""
+
+    unanswered: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

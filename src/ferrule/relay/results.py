@@ -18,6 +18,7 @@ class Indexing(TypedDict, total=False):
 
 class _StdError(TypedDict, total=False):
     std_error: ErrorRecord  # present when the analyzer could not load the standard library
+    proc_macro_error: ErrorRecord  # present when the analyzer cannot expand procedural macros
 
 
 class InitResult(_StdError):
@@ -106,7 +107,12 @@ class CompleteResult(Indexing):
     entries: list[Entry]
 
 
-class TypeResult(Indexing):
+class _Caveats(Indexing, total=False):
+    degraded: bool  # present, and true, with `warnings`: the analyzer could not see all it was asked
+    warnings: list[ErrorRecord]  # why (std, proc-macros, code `#[cfg]` switches off, an unlinked file), the fix
+
+
+class TypeResult(_Caveats):
     display: str
     documentation: str
 

@@ -366,7 +366,7 @@ async def serve_async(
         if not ended.done():
             ended.set_result(None)
 
-    relay.schedule(Request(None, "init", InitParams(), None), answer=False)  # self-init: any op may come first
+    relay.schedule(Request(None, "init", InitParams(unanswered=True), None), answer=False)  # self-init: any op may come first
     intake = await _open_intake(stdin, on_data, on_eof)
     stop = asyncio.ensure_future(_wait_shutdown(relay))
     await asyncio.wait([ended, stop], return_when=asyncio.FIRST_COMPLETED)

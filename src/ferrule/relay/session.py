@@ -21,6 +21,7 @@ from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
 from ferrule.relay.ops import OP_NAMES, OPS, OpContext
 from ferrule.relay.ops.context import Budget
+from ferrule.relay.packages import Packages
 from ferrule.relay.params import FileParams, OpParams, parse_params, shown
 from ferrule.relay.results import OpResult
 
@@ -44,6 +45,7 @@ class Session:
         self.documents = Documents(self.root)
         self.policy = PolicySlot(self.root.path, announce=not quiet_policy)
         self.compiler = CompileChecker(self.root)  # validate's shadow cargo checks, one at a time
+        self.packages = Packages(self.root)
 
     @property
     def client(self) -> LspClient | None:
@@ -72,7 +74,7 @@ class Session:
                         params = dataclasses.replace(params, checked=None)
                 budget.began_busy = client.busy
             result = await spec.handler(OpContext(budget, self.root, analyzer, self.documents, self.policy,
-                                                   self.compiler), params)
+                                                   self.compiler, self.packages), params)
         except ServerExited as exited:
             raise analyzer.crashed(exited) from None
         except RequestTimeout:
@@ -80,6 +82,9 @@ class Session:
         except ResponseError as error:
             raise BadRequest(f"{op}: the analyzer refused the request: {error}",
                              "check the file and position; the analyzer's message says what it could not do") from None
+        finally:
+            if op != "init":
+                analyzer.fresh_config = None  # an analyzer something used is no longer one `init` may join
         analyzer.op_succeeded()
         return result
 

@@ -51,9 +51,16 @@ def column(lines: Sequence[str] | None, line: int, character: int) -> int:
 def type_text(value: Mapping[str, Any]) -> str:
     display = (value.get("display") or "").strip()
     docs = (value.get("documentation") or "").strip()
+    caveats = "".join(line + "\n" for line in _warnings(value))
     if not display and not docs:
-        return "(nothing known at this position)\n"
-    return display + ("\n\n" + docs if docs else "") + "\n"
+        return caveats + ("" if caveats else "(nothing known at this position)\n")
+    return caveats + display + ("\n\n" + docs if docs else "") + "\n"
+
+
+def _warnings(value: Mapping[str, Any]) -> list[str]:
+    """Why the answer cannot be taken at its word, and the fix: said before the answer."""
+    return [f"warning: {warning.get('message')}\n  to fix: {warning.get('recipe')}"
+            for warning in value.get("warnings") or []]
 
 
 def _table(rows: list[list[str]]) -> str:
@@ -136,12 +143,10 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
     elif value.get("compile_error"):
         failed = value["compile_error"]
         out.append(f"compile check not run ({failed.get('kind')}): {failed.get('message')}\n  to fix: {failed.get('recipe')}")
-    for warning in value.get("warnings") or []:
-        out.insert(0, f"warning: {warning.get('message')}\n  to fix: {warning.get('recipe')}")
     if value.get("degraded") and not value.get("warnings"):
         summary += " (degraded: diagnostics were pushed, not pulled)"
     out.append(f"{file}: {summary}")
-    return "\n".join(out) + "\n"
+    return "\n".join(_warnings(value) + out) + "\n"
 
 
 def scope(value: Mapping[str, Any]) -> str:

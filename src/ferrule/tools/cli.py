@@ -38,7 +38,8 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
     )
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--root", metavar="DIR", type=Path, default=None,
-                        help="the Cargo project to serve (default: the current directory)")
+                        help="the Cargo project to serve (default: the workspace of the package around the current "
+                             "directory, else the current directory)")
     parser.add_argument("--rust-analyzer", metavar="PATH", dest="rust_analyzer",
                         help="the rust-analyzer binary (default: $RUST_ANALYZER, rustup, PATH)")
     parser.epilog = _EPILOG
@@ -60,9 +61,10 @@ def _stop_on_sigterm() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ferrule.project import project_root
     from ferrule.tools.server import build_server
 
-    root = (args.root if args.root is not None else Path.cwd()).resolve()
+    root = (args.root if args.root is not None else project_root(Path.cwd()) or Path.cwd()).resolve()
     if not root.is_dir():
         print(f"ferrule mcp: --root {str(args.root)!r} is not a directory", file=sys.stderr)
         return EXIT_USAGE

@@ -184,10 +184,15 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
 def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     display = str(result.get("display") or "").strip()
     documentation = str(result.get("documentation") or "").strip()
-    if not display and not documentation:
+    warnings = result.get("warnings") or []
+    if not display and not documentation and warnings:
+        lines = [f"{_where(args)}: the analyzer cannot see here"]
+    elif not display and not documentation:
         lines = [f"{_where(args)}: nothing there to describe (no symbol or expression at this position)"]
     else:
         lines = [f"{_where(args)}:"]
+    for warning in warnings:  # why the answer is empty or may mislead, before it
+        lines += [f"warning: {warning.get('message', '')}", f"  fix: {warning.get('recipe', '')}"]
     if display:
         lines.append(_indent(display, "  "))
     if documentation:

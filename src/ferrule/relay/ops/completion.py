@@ -133,8 +133,9 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
     ranked.sort(key=lambda entry: entry[:3])
     limit = SCOPE_MAX_DEFAULT if params.max is None else params.max
     symbols = [entry[3] for entry in ranked[:limit]]
-    cell = mapping.module_path(file.rel)
-    seam_file = next((rel for rel in mapping.seam_candidates(file.rel)
+    placement = await ctx.packages.placement(file.rel, ctx.budget.remaining())
+    cell = placement.cell
+    seam_file = next((rel for rel in placement.seams
                       if rel == file.rel or (ctx.root.path / rel).is_file() or rel in documents.overlays), None)
     branded: list[Branded] = []
     for found in ctx.policy.current.branded(text):

@@ -21,6 +21,7 @@ from ferrule.relay.analyzer import AnalyzerProcess
 from ferrule.relay.compile import CompileChecker
 from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
+from ferrule.relay.packages import Packages
 from ferrule.relay.params import FileParams, Position
 from ferrule.relay.results import Indexing
 
@@ -51,16 +52,17 @@ class Budget:
 
 
 class OpContext:
-    __slots__ = ("budget", "root", "analyzer", "documents", "policy", "compiler")
+    __slots__ = ("budget", "root", "analyzer", "documents", "policy", "compiler", "packages")
 
     def __init__(self, budget: Budget, root: ProjectRoot, analyzer: AnalyzerProcess, documents: Documents,
-                 policy: PolicySlot, compiler: CompileChecker) -> None:
+                 policy: PolicySlot, compiler: CompileChecker, packages: Packages) -> None:
         self.budget = budget
         self.root = root
         self.analyzer = analyzer
         self.documents = documents
         self.policy = policy
         self.compiler = compiler
+        self.packages = packages  # the project's packages and targets, for a file's module path
 
     @property
     def client(self) -> LspClient:

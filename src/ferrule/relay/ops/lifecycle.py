@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from ferrule.relay.analyzer import QUIESCENCE_SETTLE_S
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import InitParams, ShutdownParams
 from ferrule.relay.results import InitResult, ShutdownResult
 
 
 async def init(ctx: OpContext, params: InitParams) -> InitResult:
-    """Re-read the policy, (re)start the analyzer with no overlays, wait for quiescence within the budget."""
+    """Re-read the policy, (re)start the analyzer with no overlays, wait for quiescence within the budget.
+
+    An analyzer started moments ago and not used since (`ferrule serve` starts one itself, so a host
+    may send `init` first) is joined rather than started a second time."""
     analyzer = ctx.analyzer
     async with analyzer.lock:
-        ctx.documents.clear()
         ctx.policy.forget()
-        quiescent = await analyzer.restart(ctx.budget.budget_ms / 1000, before_spawn=ctx.policy.load)
+        if not ctx.documents.overlays and analyzer.joinable():
+            ctx.policy.load()
+            quiescent = await ctx.client.wait_quiescent(ctx.budget.remaining(), settle=QUIESCENCE_SETTLE_S)
+        else:
+            ctx.documents.clear()
+            quiescent = await analyzer.restart(ctx.budget.budget_ms / 1000, before_spawn=ctx.policy.load)
+            if not params.unanswered:  # a host asked for this start: its next `init` means a new one
+                analyzer.fresh_config = None
         client = ctx.client
         assert analyzer.binary is not None
         result: InitResult = {
@@ -25,6 +35,9 @@ async def init(ctx: OpContext, params: InitParams) -> InitResult:
         std_error = analyzer.std_error()
         if std_error is not None:
             result["std_error"] = std_error
+        proc_macro_error = analyzer.proc_macro_error()
+        if proc_macro_error is not None and await ctx.packages.use_proc_macros(ctx.budget.remaining()):
+            result["proc_macro_error"] = proc_macro_error
         return result
 
 

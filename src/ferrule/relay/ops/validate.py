@@ -11,6 +11,7 @@ from ferrule.conform import Enrichment
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import RequestTimeout
 from ferrule.relay import mapping
+from ferrule.relay.blind import unlinked_file
 from ferrule.relay.compile import CompileAnswer, compile_disabled, merged
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import ValidateParams
@@ -29,6 +30,10 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
         result = await _analyzer_view(ctx, params)
         if compiling is not None:
             merged(result, await compiling, rel, std_missing="warnings" in result)
+        blind_spot = unlinked_file(rel, result["diagnostics"])
+        if blind_spot is not None:  # the analyzer checked nothing here: no diagnostics is no verdict
+            result["degraded"] = True
+            result["warnings"] = [*result.get("warnings", []), blind_spot]
     except BaseException:
         if compiling is not None:  # stop cargo now: nothing may keep running after the op answered
             compiling.cancel()
@@ -96,10 +101,10 @@ async def _analyzer_view(ctx: OpContext, params: ValidateParams) -> ValidateResu
         "advice": policy_fields["advice"],
         "degraded": not pull,
     }
-    std_error = ctx.analyzer.std_error()
-    if std_error is not None:
+    warnings = ctx.analyzer.warnings(diagnostics)
+    if warnings:
         result["degraded"] = True
-        result["warnings"] = [std_error]
+        result["warnings"] = warnings
     return result
 
 

@@ -1,0 +1,65 @@
+"""Where the analyzer is blind, the words an answer carries: the cause and the fix, before the answer,
+on the terminal and in the MCP report. (The live cases: tests/relay_live/test_workspace.py and
+test_proc_macros_unexpanded.py.)"""
+
+from __future__ import annotations
+
+from ferrule.relay import terminal
+from ferrule.relay.blind import inactive, inactive_at, unlinked_file
+from ferrule.relay.health import analyzer_warnings
+from ferrule.tools.reports import render_type
+
+UNEXPANDED = {"health": "warning", "quiescent": True,
+              "message": "Failed spawning proc-macro server for workspace `/w/Cargo.toml`: Failed to run proc-macro "
+                         "server from path /usr/libexec/rust-analyzer-proc-macro-srv, error: version mismatch"}
+SERVER_ERROR = {"code": "macro-error", "message": "proc macro server error: Failed to run proc-macro server"}
+
+
+def inactive_hint(start: tuple[int, int], end: tuple[int, int]) -> dict:
+    return {"code": "inactive-code", "message": 'code is inactive due to #[cfg] directives: feature = "full" is disabled',
+            "range": {"start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}}
+
+
+def test_a_proc_macro_server_failure_matters_only_where_a_file_shows_it():
+    assert analyzer_warnings(UNEXPANDED) == []  # a project with no proc-macro use loses nothing
+    (warning,) = analyzer_warnings(UNEXPANDED, [SERVER_ERROR])
+    assert warning["kind"] == "proc-macros-unexpanded"
+    assert "/usr/libexec/rust-analyzer-proc-macro-srv" in warning["message"]
+    assert "rustup component add rust-analyzer" in warning["recipe"]
+
+
+def test_a_healthy_status_carries_nothing():
+    assert analyzer_warnings({"health": "ok", "quiescent": True}, [SERVER_ERROR]) == []
+
+
+def test_inactive_code_is_found_by_its_range():
+    hints = [inactive_hint((22, 0), (26, 1))]
+    assert inactive_at(hints, 21, 4) is None
+    warning = inactive_at(hints, 24, 8)
+    assert warning is not None and warning["message"].startswith('inactive: feature = "full" is disabled')
+    assert "`cargo check --features full`" in warning["recipe"]
+
+
+def test_a_cfg_that_is_no_feature_gets_a_general_recipe():
+    warning = inactive('code is inactive due to #[cfg] directives: target_os = "windows" is disabled')
+    assert warning["message"].startswith('inactive: target_os = "windows" is disabled')
+    assert "configuration that switches it on" in warning["recipe"]
+
+
+def test_an_unlinked_file_names_the_module_to_declare():
+    assert unlinked_file("src/a.rs", [{"code": "inactive-code"}]) is None
+    warning = unlinked_file("crates/core/src/orphan.rs", [{"code": "unlinked-file", "message": "not included"}])
+    assert warning is not None and "not part of any crate" in warning["message"]
+    assert "`mod orphan;`" in warning["recipe"]
+
+
+def test_an_empty_type_answer_says_why_on_the_terminal_and_in_the_report():
+    warning = inactive('code is inactive due to #[cfg] directives: feature = "full" is disabled')
+    result = {"display": "", "documentation": "", "degraded": True, "warnings": [warning]}
+    text = terminal.type_text(result)
+    assert text.startswith('warning: inactive: feature = "full" is disabled')
+    assert "nothing known" not in text
+    report = render_type(result, {"file": "src/lib.rs", "line": 25, "character": 8}).splitlines()
+    assert report[0] == "src/lib.rs 25:8: the analyzer cannot see here"
+    assert report[1].startswith('warning: inactive: feature = "full" is disabled')
+    assert report[2].startswith("  fix: the analyzer sees the package with its default features only")
