@@ -168,7 +168,7 @@ def test_an_error_both_report_is_kept_once_as_rustcs_and_other_files_are_capped(
     others = [_found(f"src/m{n:03}.rs", 1, "E0061") for n in range(ELSEWHERE_CAP + 2)]
     answer = CompileAnswer([_found("src/lib.rs", 3, "E0308"), _found("src/lib.rs", 5, "E0382"),
                             _found("src/warned.rs", 1, None, category="warning"), *others], ms=12)
-    merged(result, answer, "src/lib.rs", std_missing=False)
+    merged(result, answer, "src/lib.rs", analyzer_misled=False)
     # rustc reports no error on line 7: the analyzer's error there is unconfirmed, and listed last
     assert [(d["line"], d["code"], d["source"], d.get("unconfirmed", False)) for d in result["diagnostics"]] == [
         (3, "E0308", "rustc", False), (5, "E0382", "rustc", False), (9, "unused", "rust-analyzer", False),
@@ -183,7 +183,7 @@ def test_without_std_the_analyzers_errors_give_way_to_rustc():
     from ferrule.relay.compile import CompileAnswer, merged
 
     result = {"diagnostics": [_analyzer(2, "unresolved-macro-call"), _analyzer(4, "unused", "warning")]}
-    merged(result, CompileAnswer([], ms=1), "src/lib.rs", std_missing=True)
+    merged(result, CompileAnswer([], ms=1), "src/lib.rs", analyzer_misled=True)
     assert [(d["line"], d["category"]) for d in result["diagnostics"]] == [(4, "warning")]
 
 
@@ -197,7 +197,7 @@ def test_a_check_that_did_not_run_leaves_the_analyzers_answer(monkeypatch):
     assert compile_disabled(True) is None
     assert "conform.toml" in compile_disabled(False)["message"]
     result = {"diagnostics": [_analyzer(2, "E0308")]}
-    merged(result, CompileAnswer(error=off), "src/lib.rs", std_missing=False)
+    merged(result, CompileAnswer(error=off), "src/lib.rs", analyzer_misled=False)
     assert result["compiled"] is False and result["compile_error"] == off and len(result["diagnostics"]) == 1
 
 

@@ -22,7 +22,7 @@ def _verdicts(result: dict) -> list[tuple[int, str | None, str, bool]]:
 
 def test_an_error_rustc_reports_on_the_same_line_under_another_code_is_confirmed():
     result = {"diagnostics": [_analyzer(4, "syntax-error"), _analyzer(9, "E0599"), _analyzer(12, "E0308")]}
-    merged(result, CompileAnswer([_rustc(4, None), _rustc(12, "E0308")], ms=5), "src/lib.rs", std_missing=False)
+    merged(result, CompileAnswer([_rustc(4, None), _rustc(12, "E0308")], ms=5), "src/lib.rs", analyzer_misled=False)
     assert _verdicts(result) == [
         (4, "syntax-error", "rust-analyzer", False), (4, None, "rustc", False), (12, "E0308", "rustc", False),
         (9, "E0599", "rust-analyzer", True)]
@@ -31,7 +31,7 @@ def test_an_error_rustc_reports_on_the_same_line_under_another_code_is_confirmed
 def test_a_rustc_warning_confirms_no_error_and_the_analyzers_warnings_are_never_judged():
     result = {"diagnostics": [_analyzer(3, "E0308"), _analyzer(5, "unused_variables", "warning"),
                               _analyzer(6, "inactive-code", "hint")]}
-    merged(result, CompileAnswer([_rustc(3, "unused_mut", "warning")], ms=5), "src/lib.rs", std_missing=False)
+    merged(result, CompileAnswer([_rustc(3, "unused_mut", "warning")], ms=5), "src/lib.rs", analyzer_misled=False)
     assert _verdicts(result) == [
         (3, "unused_mut", "rustc", False), (5, "unused_variables", "rust-analyzer", False),
         (6, "inactive-code", "rust-analyzer", False), (3, "E0308", "rust-analyzer", True)]
@@ -40,6 +40,6 @@ def test_a_rustc_warning_confirms_no_error_and_the_analyzers_warnings_are_never_
 def test_without_rustcs_answer_nothing_is_judged():
     result = {"diagnostics": [_analyzer(3, "E0308")]}
     error = {"kind": "timeout", "message": "cargo check did not finish", "recipe": "pass a larger `timeout_ms`"}
-    merged(result, CompileAnswer(error=error, ms=30000), "src/lib.rs", std_missing=False)
+    merged(result, CompileAnswer(error=error, ms=30000), "src/lib.rs", analyzer_misled=False)
     assert _verdicts(result) == [(3, "E0308", "rust-analyzer", False)]
     assert result["compiled"] is False

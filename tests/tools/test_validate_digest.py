@@ -202,3 +202,20 @@ def test_the_unconfirmed_errors_are_capped_and_counted_the_confirmed_never():
     cli = terminal.validation("src/lib.rs", result)
     assert cli.count("error[E0599]") == UNCONFIRMED_SHOWN
     assert f"... and {400 - UNCONFIRMED_SHOWN} more unconfirmed errors (--json lists every one)" in cli
+
+
+def test_a_warning_is_followed_by_rustcs_role_only_where_rustc_sees_more_than_the_analyzer():
+    from ferrule.relay.blind import unlinked_file
+    from ferrule.relay.health import PROC_MACRO_KIND, PROC_MACRO_RECIPE
+
+    unexpanded = {"kind": PROC_MACRO_KIND, "message": "proc-macros are not expanded", "recipe": PROC_MACRO_RECIPE}
+    base = {"diagnostics": [], "facts": [], "markers": [], "conform_findings": [], "advice": [], "degraded": True}
+    text = render_validate({**base, "warnings": [unexpanded]}, {"file": "src/lib.rs"})
+    assert "validate with `compile` for rustc's answer" in text
+    compiled = render_validate({**base, "warnings": [unexpanded], "compiled": True, "compile_ms": 5},
+                               {"file": "src/lib.rs"})
+    assert "rustc's answer below is the one to trust" in compiled
+    unlinked = unlinked_file("src/stray.rs", [_diagnostic(1, "hint", "unlinked-file", "file not included")])
+    assert unlinked is not None
+    text = render_validate({**base, "warnings": [unlinked]}, {"file": "src/stray.rs"})
+    assert unlinked["recipe"] in text and "rustc" not in text

@@ -15,6 +15,7 @@ from typing import Any
 
 from ferrule.mcp import ToolOutput
 from ferrule.relay.digest import SEVERITY_RANK, Digest, digest, kinds_line
+from ferrule.relay.health import PROC_MACRO_KIND, STD_KIND
 from ferrule.relay.ops.context import plural as _plural
 
 
@@ -58,14 +59,19 @@ def _diagnostic_lines(d: Mapping[str, Any], prefix: str = "") -> list[str]:
     return [head + message[0]] + [" " * len(head) + rest for rest in message[1:] if rest.strip()]
 
 
+MISLEADING_KINDS = (STD_KIND, PROC_MACRO_KIND)  # what the analyzer lacks and rustc has
+
+
 def _warning_lines(result: Mapping[str, Any]) -> list[str]:
     """Why the answer cannot be taken at its word: first, before anything it qualifies."""
     lines = []
     for warning in result.get("warnings") or []:
         lines.append(f"warning: {warning.get('message', '')}")
         lines.append(f"  fix: {warning.get('recipe', '')}")
+        if warning.get("kind") not in MISLEADING_KINDS:  # code no crate builds: rustc sees no more
+            continue
         if result.get("compiled"):
-            lines.append("  rustc's answer below is the one to trust: it was checked with the standard library, "
+            lines.append("  rustc's answer below is the one to trust: it lacks nothing the analyzer lacks, "
                          "and the analyzer's errors are left out")
         else:
             lines.append("  the analyzer's errors below may not be real; validate with `compile` for rustc's answer")

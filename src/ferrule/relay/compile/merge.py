@@ -28,11 +28,12 @@ def _local(diagnostic: ElsewhereDiagnostic) -> Diagnostic:
     return {key: value for key, value in diagnostic.items() if key != "file"}  # type: ignore[return-value]
 
 
-def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, std_missing: bool) -> None:
+def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_misled: bool) -> None:
     """Add rustc's answer to `result` (whose diagnostics are the analyzer's for `rel`).
 
-    An error both report (same code, same line) is kept once, as rustc's. Without std the analyzer's
-    errors are artefacts of the missing library: rustc, which has it, stands for them. rustc is the
+    An error both report (same code, same line) is kept once, as rustc's. When the analyzer is misled
+    (std not loaded, proc-macros not expanded) its errors are artefacts of what it lacks: rustc, which
+    has it, stands for them. rustc is the
     judge: an analyzer error on a line where rustc reports none is marked `unconfirmed` and goes after
     the others."""
     result["compile_ms"] = answer.ms
@@ -44,7 +45,7 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, std_missi
     own = [_local(d) for d in answer.diagnostics if d["file"] == rel]
     confirmed = {(d["code"], d["line"]) for d in own}
     analyzer = [d for d in result["diagnostics"]
-                if (d["code"], d["line"]) not in confirmed and not (std_missing and d["category"] == "error")]
+                if (d["code"], d["line"]) not in confirmed and not (analyzer_misled and d["category"] == "error")]
     judged = {d["line"] for d in own if d["category"] == "error"}
     for d in analyzer:
         if d["category"] == "error" and d["line"] not in judged:

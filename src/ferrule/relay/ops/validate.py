@@ -29,7 +29,8 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
     try:
         result = await _analyzer_view(ctx, params)
         if compiling is not None:
-            merged(result, await compiling, rel, std_missing="warnings" in result)
+            # the warnings so far say what the analyzer lacks (std, proc-macros)
+            merged(result, await compiling, rel, analyzer_misled="warnings" in result)
         blind_spot = unlinked_file(rel, result["diagnostics"])
         if blind_spot is not None:  # the analyzer checked nothing here: no diagnostics is no verdict
             result["degraded"] = True
