@@ -16,6 +16,10 @@ Ops: `type` (hover); `complete` with a transient `content` on every call; `valid
 the relay's own `initialize` params and settings, and does the same transient dance for the same
 meaning: didOpen(content), the request, then didChange(disk text) and didClose; each message is its
 own write, as a minimal client does.
+
+Last, the same comparison by file size (bench/relay_sizes.py): the small fixture file beside large files
+of real crates (regex-syntax's src/ast/parse.rs, byteorder's src/lib.rs), with the relay process's own
+CPU time per op. `--sizes` runs only that table.
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ sys.path.insert(0, str(REPO / "src"))
 
 from _report import print_table  # noqa: E402
 from relay_direct_client import DirectClient  # noqa: E402
+from relay_sizes import HEADER as SIZES_HEADER  # noqa: E402
+from relay_sizes import NOTES as SIZES_NOTES  # noqa: E402
+from relay_sizes import ServeProcess, rows_by_size  # noqa: E402
 
 FIXTURE = REPO / "tests" / "fixtures" / "relay_shell"
 FILE = "src/lib.rs"
@@ -98,42 +105,21 @@ class Direct:
     name = "direct LSP client (floor)"
 
     def __init__(self, root: Path, analyzer: str) -> None:
-        from ferrule.project import ProjectRoot
-        from ferrule.relay.analyzer import analyzer_config, initialize_params
-
-        # the relay's settings and the relay's exact capabilities (completion documentation resolved
-        # lazily on both sides, so the answers the two parse are the same size)
-        # the relay's own per-project configuration, so that both analyzers do the same work
-        config = analyzer_config(ProjectRoot(root))
-        self.client = client = DirectClient(analyzer, root, options=config)
-        client.initialize(params=initialize_params(Path(os.path.realpath(root)), config))
+        self.client = client = DirectClient.like_the_relay(analyzer, root)
         self.text = text = _lib_text(root)
         self.uri = client.uri(FILE)
-        self.version = 0
         line0, col = TYPE_AT[0] - 1, TYPE_AT[1]
         self.hover_params = {"textDocument": {"uri": self.uri}, "position": {"line": line0, "character": col}}
         completing, failing = complete_content(text), validate_content(text)
         self.ops = {
             "type": lambda: client.request("textDocument/hover", self.hover_params),
-            "complete": lambda: self._transient(completing, lambda: client.completion(FILE, COMPLETE_LINE - 1, 9)),
-            "validate": lambda: self._transient(failing, lambda: client.diagnostics(FILE)),
+            "complete": lambda: client.transient(FILE, completing, text,
+                                                 lambda: client.completion(FILE, COMPLETE_LINE - 1, 9)),
+            "validate": lambda: client.transient(FILE, failing, text, lambda: client.diagnostics(FILE)),
         }
         assert "Option<&str>" in self.ops["type"]()["contents"]["value"]
         assert any(i["label"].startswith("unwrap") for i in self.ops["complete"]()["items"])
         assert any(d.get("code") == "E0308" for d in self.ops["validate"]()["items"])
-
-    def _transient(self, content: str, request: Callable[[], object]) -> object:
-        client, uri = self.client, self.uri
-        self.version += 1
-        client.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "rust", "version": self.version, "text": content}})
-        try:
-            return request()
-        finally:  # the disk text back before closing, else the analyzer reloads it late
-            self.version += 1
-            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": self.version},
-                                                     "contentChanges": [{"text": self.text}]})
-            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
     async def call(self, op: str) -> None:
         self.ops[op]()
@@ -155,57 +141,27 @@ class Served:
     name = "ferrule serve (pipes)"
 
     def __init__(self, root: Path, analyzer: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ferrule", "serve", "--root", str(root), "--rust-analyzer", analyzer],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        self._buffer = bytearray()
+        self.serve = ServeProcess(root, analyzer)
         self.params = relay_params(_lib_text(root))
         self.frames = {op: orjson.dumps({"proto": 1, "id": op, "op": op, "params": p}) + b"\n"
                        for op, p in self.params.items()}
-        _check(self._call, self.params)
-
-    def _read(self) -> dict:
-        while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0:
-                line = bytes(self._buffer[:end])
-                del self._buffer[:end + 1]
-                return orjson.loads(line)
-            chunk = os.read(self._out, 1 << 16)
-            if not chunk:
-                raise EOFError("ferrule serve closed its output")
-            self._buffer += chunk
-
-    def _call(self, op: str, params: dict) -> dict:
-        os.write(self._in, orjson.dumps({"proto": 1, "id": 0, "op": op, "params": params}) + b"\n")
-        answer = self._read()
-        if not answer["ok"]:
-            raise RuntimeError(f"{op}: {answer['error']}")
-        return answer["result"]
+        _check(self.serve.call, self.params)
 
     async def call(self, op: str) -> None:
-        os.write(self._in, self.frames[op])
-        self._read()
+        self.serve.write(self.frames[op])
+        self.serve.read()
 
     async def pipelined(self, n: int) -> float:
         frames = self.frames["type"] * n
         start = time.perf_counter()
-        os.write(self._in, frames)
-        answers = [self._read() for _ in range(n)]
+        self.serve.write(frames)
+        answers = [self.serve.read() for _ in range(n)]
         rate = n / (time.perf_counter() - start)
         assert all(a["ok"] for a in answers)
         return rate
 
     async def close(self) -> None:
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
+        self.serve.close()
 
 
 class InProcess:
@@ -396,7 +352,17 @@ async def races(tmp: Path, analyzer: str, rounds: dict[str, int], count: int) ->
     return runs
 
 
-def main(quick: bool = False) -> None:
+def main(quick: bool = False, sizes_only: bool = False) -> None:
+    if not sizes_only:
+        main_races(quick)
+    calls = 10 if quick else 50
+    with tempfile.TemporaryDirectory(prefix="ferrule-bench-sizes-") as tmp:
+        rows = rows_by_size(Path(tmp), _analyzer(), calls)
+    print_table(f"relay cost by file size ({'quick' if quick else 'full'}: {calls} calls per op and client)",
+                SIZES_HEADER, rows, SIZES_NOTES)
+
+
+def main_races(quick: bool) -> None:
     count = 1 if quick else 5
     total = ({"type": 300, "complete": 60, "validate": 60, "pipelined": 300} if quick else
              {"type": 3000, "complete": 400, "validate": 400, "pipelined": 3000})
@@ -449,4 +415,4 @@ def main(quick: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    main(quick="--quick" in sys.argv, sizes_only="--sizes" in sys.argv)

@@ -10,6 +10,7 @@ import os
 import select
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,18 @@ class DirectClient:
 
     # -- session -----------------------------------------------------------------------------------
 
+    @classmethod
+    def like_the_relay(cls, analyzer: str, root: Path) -> DirectClient:
+        """A client initialised with the relay's own per-project settings and exact capabilities
+        (completion documentation resolved lazily on both sides), so both analyzers do the same work."""
+        from ferrule.project import ProjectRoot
+        from ferrule.relay.analyzer import analyzer_config, initialize_params
+
+        config = analyzer_config(ProjectRoot(root))
+        client = cls(analyzer, root, options=config)
+        client.initialize(params=initialize_params(Path(os.path.realpath(root)), config))
+        return client
+
     def initialize(self, timeout: float = 120.0, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """`initialize` with `params` (default: a small set of capabilities), then wait for quiescence."""
         uri = self.root.as_uri()
@@ -165,6 +178,21 @@ class DirectClient:
         self.notify("textDocument/didChange", {
             "textDocument": {"uri": self.uri(rel), "version": self.versions[rel]},
             "contentChanges": [{"text": text}]})
+
+    def transient(self, rel: str, content: str, saved: str, request: Callable[[], Any]) -> Any:
+        """`request` while `content` is shown as the relay shows a transient text: didOpen, the request,
+        then the saved text back (didChange) before didClose, each message its own write."""
+        uri = self.uri(rel)
+        version = self.versions[rel] = self.versions.get(rel, 0) + 1
+        self.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "rust", "version": version, "text": content}})
+        try:
+            return request()
+        finally:  # the disk text back before closing, else the analyzer reloads it late
+            version = self.versions[rel] = version + 1
+            self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                   "contentChanges": [{"text": saved}]})
+            self.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
     def hover(self, rel: str, line0: int, character: int) -> Any:
         return self.request("textDocument/hover", {

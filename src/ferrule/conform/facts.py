@@ -54,9 +54,9 @@ Decisions worth knowing:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, TypedDict
 
-from tree_sitter import Node
+from tree_sitter import Node, Tree
 
 from ferrule.conform import syntax
 from ferrule.conform.attributes import (
@@ -177,14 +177,25 @@ def count_lines(source: bytes) -> int:
 def extract(source: bytes | str) -> FileFacts:
     if isinstance(source, str):
         source = source.encode("utf-8")
-    return _Extractor(source).run()
+    return facts_of(syntax.parse(source), source, count_lines(source), FactCache())
+
+
+def facts_of(tree: Tree, source: bytes, lines: int, cache: FactCache) -> FileFacts:
+    """The facts of `source` (whose tree is `tree`), each chunk's taken from `cache` when its text and
+    context were seen before, computed (and kept) otherwise."""
+    return _Extractor(source, lines, cache).run(tree.root_node)
 
 
 def branded_newtypes(text: str | bytes) -> list[Branded]:
     """Seam newtypes: pub tuple structs with exactly one field, and that field private."""
+    return branded_in(extract(text))
+
+
+def branded_in(facts: FileFacts) -> list[Branded]:
+    """The seam newtypes among a file's items."""
     return [
         {"name": item["name"], "line": item["line"]}
-        for item in extract(text).items
+        for item in facts.items
         if item["kind"] == "struct" and item["visibility"] == "pub" and item.get("shape") == "tuple"
         and item["fields"] == 1 and item["private_fields"] == 1 and not item["test"]
     ]
@@ -202,9 +213,19 @@ def in_test_code(text: str | bytes, line: int, column: int = 0) -> bool:
     function, or in a module or file whose `#![cfg(test)]` says so. The file's path is not looked at
     (`Policy.is_test_path` is the other half)."""
     source = text.encode("utf-8") if isinstance(text, str) else text
-    if not any(word in source for word in _TEST_WORDS):
+    if not may_hold_tests(source):
         return False
-    root = syntax.parse(source).root_node
+    return in_test_code_of(syntax.parse(source), line, column)
+
+
+def may_hold_tests(source: bytes) -> bool:
+    """False when no attribute of the text can mark test code: nothing needs parsing then."""
+    return any(word in source for word in _TEST_WORDS)
+
+
+def in_test_code_of(tree: Tree, line: int, column: int = 0) -> bool:
+    """`in_test_code` on a tree at hand."""
+    root = tree.root_node
     point = (max(line - 1, 0), max(column, 0))
     node: Node | None = root.descendant_for_point_range(point, point)
     found: dict = {}
@@ -215,35 +236,307 @@ def in_test_code(text: str | bytes, line: int, column: int = 0) -> bool:
                 read_attribute(_text(prev)[2:-1], found)
             prev = prev.prev_sibling
         if node.type in _INNER_ATTRIBUTE_HOLDERS:
-            for child in node.children:
-                if child.type == "inner_attribute_item":
-                    read_attribute(_text(child)[3:-1], found)
+            for text in _inner_attribute_texts(node):
+                read_attribute(text[3:-1], found)
         if found.get("test"):
             return True
         node = node.parent
     return False
 
 
+def _inner_attribute_texts(holder: Node) -> list[str]:
+    """The `#![...]` attributes among a file's, module's or block's first children: Rust allows them
+    only before the first item or statement, so the scan stops there (a list of every child would
+    cost as much as the container is long)."""
+    texts = []
+    for index in range(holder.child_count):
+        child = holder.child(index)
+        assert child is not None
+        kind = child.type
+        if kind == "inner_attribute_item":
+            texts.append(_text(child))
+        elif kind not in _COMMENTS and kind != "{":
+            break
+    return texts
+
+
+class FactCache:
+    """The facts of one file's chunks, kept across its texts.
+
+    A chunk is one item with the attributes and comments before it. Its facts depend only on its text
+    and its context (the scope it sits in, the file's std imports), so they are kept by those: a new
+    text looks each top-level chunk up, and walks into a container (`impl`, `mod`, `trait`, `extern`)
+    only when its text changed, down to the items that did. Lines are kept relative to the chunk and
+    moved to where it now stands. An entry lives while builds use it, and one build longer: transient
+    texts and the saved one alternate.
+    """
+
+    __slots__ = ("_current", "_previous", "_contexts")
+
+    _CONTEXTS_MAX = 4096  # distinct contexts before everything is forgotten (their numbers are reused)
+
+    def __init__(self) -> None:
+        self._current: dict[tuple, Any] = {}
+        self._previous: dict[tuple, Any] = {}
+        self._contexts: dict[tuple, int] = {}
+
+    def turn(self) -> None:
+        """A new build begins: what the build before the last one used is forgotten."""
+        if len(self._contexts) > self._CONTEXTS_MAX:
+            self._contexts.clear()
+            self._current.clear()
+        self._previous, self._current = self._current, {}
+
+    def get(self, key: tuple) -> Any:
+        value = self._current.get(key)
+        if value is None:
+            value = self._previous.get(key)
+            if value is not None:
+                self._current[key] = value
+        return value
+
+    def put(self, key: tuple, value: Any) -> None:
+        self._current[key] = value
+
+    def context(self, scope: Scope, imports: tuple) -> int:
+        """A small number for (scope, imports), cheaper to hash in every key than the two."""
+        key = (scope, imports)
+        number = self._contexts.get(key)
+        if number is None:
+            number = self._contexts[key] = len(self._contexts)
+        return number
+
+
+class _Step:
+    """One chunk of a container's children: attributes and comments, then the item (or other node)
+    they lead to; `node` is None for those left at the end of the container."""
+
+    __slots__ = ("members", "node", "body", "start", "row", "text", "captured", "_children")
+
+    def __init__(self, members: list[Node], node: Node | None, source: bytes) -> None:
+        self.members = members
+        self.node = node
+        body = node.child_by_field_name("body") if node is not None and node.type in _CONTAINERS else None
+        self.body = body if body is not None and body.type == "declaration_list" else None
+        first = members[0] if members else node
+        last = node if node is not None else members[-1]
+        assert first is not None and last is not None
+        self.start, self.row = first.start_byte, first.start_point[0]
+        self.text = source[self.start:last.end_byte]
+        self.captured: dict[str, list[Node]] | None = None  # a leaf's captures, once queried
+        self._children: tuple[list[_Step], tuple[str, ...]] | None = None
+
+    def children(self, source: bytes) -> tuple[list[_Step], tuple[str, ...]]:
+        """A container's body as chunks, and the texts of its inner attributes."""
+        if self._children is None:
+            assert self.body is not None
+            self._children = _steps(self.body.children, source)
+        return self._children
+
+
+def _steps(children: list[Node], source: bytes) -> tuple[list[_Step], tuple[str, ...]]:
+    """The chunks of a container's children, and the texts of its `#![...]` inner attributes."""
+    steps: list[_Step] = []
+    members: list[Node] = []
+    inner: list[str] = []
+    for child in children:
+        kind = child.type
+        if kind == "attribute_item" or kind in _COMMENTS:
+            members.append(child)
+        elif kind == "inner_attribute_item":
+            members.append(child)
+            if not steps and not any(m.type == "attribute_item" for m in members):
+                inner.append(_text(child))  # where Rust allows it: before the first item
+        elif kind != "{" and kind != "}":
+            steps.append(_Step(members, child, source))
+            members = []
+    if members:
+        steps.append(_Step(members, None, source))
+    return steps, tuple(inner)
+
+
+class _Chunk:
+    """What one chunk contributes, in source order, its lines counted from its first row; and the
+    last place it was put (records already moved there are handed out again while it stays)."""
+
+    __slots__ = ("items", "found", "_placed")
+
+    def __init__(self, items: list[Fact], found: list[Fact]) -> None:
+        self.items = items
+        self.found = found
+        self._placed: tuple[int, list[Fact], list[Fact]] | None = None
+
+    def placed(self, row: int) -> tuple[list[Fact], list[Fact]]:
+        """The records with the chunk's first line at 0-based `row`."""
+        placed = self._placed
+        if placed is None or placed[0] != row:
+            placed = self._placed = (row, [_shifted(r, row) for r in self.items], [_shifted(r, row) for r in self.found])
+        return placed[1], placed[2]
+
+
+def _shifted(record: Fact, rows: int) -> Fact:
+    moved = record.copy()
+    moved["line"] += rows
+    if "end_line" in moved:
+        moved["end_line"] += rows
+    return moved
+
+
+def _inner_attributes_scope(scope: Scope, texts: tuple[str, ...]) -> Scope:
+    """`scope` with a container's `#![...]` attributes applied (they hold for everything inside it)."""
+    if not texts:
+        return scope
+    found: dict = {}
+    for text in texts:
+        read_attribute(text[3:-1], found)
+    attrs = summarise(found)
+    return Scope(scope.path, scope.kind, scope.test or attrs.test, scope.allows | attrs.allows, scope.public)
+
+
 class _Extractor:
-    def __init__(self, source: bytes) -> None:
+    def __init__(self, source: bytes, lines: int, cache: FactCache) -> None:
         self.source = source
-        self.facts = FileFacts(lines=count_lines(source))
+        self.facts = FileFacts(lines=lines)
+        self.cache = cache
         self.scopes: dict[int, Scope] = {}  # item node id -> the scope inside it
         self.imports = StdImports()
+        self.imports_key: tuple = ()
         self.found: list[tuple[int, Fact]] = []  # (byte offset, record): query order is not source order
+        self.items: list[Fact] = []  # the records of the chunk being computed
 
-    def run(self) -> FileFacts:
-        root = syntax.parse(self.source).root_node
-        file_scope = Scope()
-        self._walk_container(root.children, file_scope, root)
-        caps = syntax.captures(root)
-        for node in caps.get("use", ()):
-            self.imports.read(node)
+    def run(self, root: Node) -> FileFacts:
+        self.cache.turn()
+        source = self.source
+        steps, inner = _steps(root.children, source)
+        for step in steps:
+            aliases, globs = self._imports_of(step)
+            self.imports.aliases.update(aliases)
+            self.imports.globs.extend(globs)
+        self.imports_key = (tuple(sorted(self.imports.aliases.items())), tuple(self.imports.globs))
+        scope = _inner_attributes_scope(Scope(), inner)
+        self.scopes[root.id] = scope
+        context = self.cache.context(scope, self.imports_key)
+        facts = self.facts
+        items, found = facts.items, []
+        for step in steps:
+            placed_items, placed_found = self._chunk(step, scope, context).placed(step.row)
+            items.extend(placed_items)
+            found.extend(placed_found)
+        lists = {"unsafe": facts.unsafe, "unwrap": facts.unwraps, "env_read": facts.env_reads}
+        for record in found:
+            lists[record["kind"]].append(record)
+        return facts
+
+    # ---- chunks ------------------------------------------------------------------------------
+
+    def _imports_of(self, step: _Step) -> tuple[tuple, tuple]:
+        """What the chunk's `use` declarations import from std: (name, path) pairs and globs, in order."""
+        key = ("use", step.text)
+        read = self.cache.get(key)
+        if read is None:
+            aliases: list[tuple[str, tuple[str, ...]]] = []
+            globs: list[tuple[str, ...]] = []
+            if step.body is not None:  # a container's header holds no `use`: its items may
+                for child in step.children(self.source)[0]:
+                    child_aliases, child_globs = self._imports_of(child)
+                    aliases.extend(child_aliases)
+                    globs.extend(child_globs)
+            elif b"use" in step.text:
+                chunk_imports = StdImports()
+                for node in self._captures(step).get("use", ()):
+                    chunk_imports.read(node)
+                aliases.extend(chunk_imports.aliases.items())
+                globs.extend(chunk_imports.globs)
+            read = (tuple(aliases), tuple(globs))
+            self.cache.put(key, read)
+        return read
+
+    def _chunk(self, step: _Step, scope: Scope, context: int) -> _Chunk:
+        """The chunk's facts, from the cache when its text and context were seen before."""
+        key = ("facts", step.text, context)
+        chunk = self.cache.get(key)
+        if chunk is None:
+            chunk = self._container(step, scope) if step.body is not None else self._leaf(step, scope)
+            self.cache.put(key, chunk)
+        return chunk
+
+    def _leaf(self, step: _Step, scope: Scope) -> _Chunk:
+        node = step.node
+        if node is not None and (node.type in ITEM_KINDS or node.type == "foreign_mod_item"):
+            pending, docs = self._attributes(step.members)
+            self._item(node, node.type, summarise(pending), docs, scope)
+        self._expressions(self._captures(step), step.text)
+        return self._gathered(step.row)
+
+    def _container(self, step: _Step, scope: Scope) -> _Chunk:
+        """A container's record and what its header holds, then each of its items' chunks."""
+        node, body = step.node, step.body
+        assert node is not None and body is not None
+        children, inner_attributes = step.children(self.source)
+        pending, docs = self._attributes(step.members)
+        inner = _inner_attributes_scope(self._item(node, node.type, summarise(pending), docs, scope),
+                                        inner_attributes)
+        self.scopes[node.id] = inner  # what the header's and the items' expressions see above them
+        self._expressions(self._captures(step, body.start_byte), step.text[:body.start_byte - step.start])
+        chunk = self._gathered(step.row)
+        context = self.cache.context(inner, self.imports_key)
+        for child in children:
+            placed_items, placed_found = self._chunk(child, inner, context).placed(child.row - step.row)
+            chunk.items.extend(placed_items)
+            chunk.found.extend(placed_found)
+        return chunk
+
+    @staticmethod
+    def _captures(step: _Step, end: int | None = None) -> dict[str, list[Node]]:
+        """The expression query's captures in the chunk's bytes (up to `end`: a container's header)."""
+        if end is None and step.captured is not None:
+            return step.captured
+        node = step.node if step.node is not None else step.members[-1]
+        parent = node.parent
+        assert parent is not None
+        start = step.start
+        stop = start + len(step.text) if end is None else end
+        captured = {name: [n for n in nodes if start <= n.start_byte < stop]  # what begins in the chunk
+                    for name, nodes in syntax.captures(parent, start, stop).items()}
+        if end is None:
+            step.captured = captured
+        return captured
+
+    def _gathered(self, row: int) -> _Chunk:
+        """The records gathered for one chunk, in source order and counted from its row; the gathering
+        lists emptied for the next."""
+        self.found.sort(key=lambda pair: pair[0])
+        items, found = self.items, [record for _, record in self.found]
+        for record in (*items, *found):  # made for this chunk alone: moved where they are
+            record["line"] -= row
+            if "end_line" in record:
+                record["end_line"] -= row
+        self.items, self.found = [], []
+        return _Chunk(items, found)
+
+    @staticmethod
+    def _attributes(members: list[Node]) -> tuple[dict, list[str]]:
+        """The outer attributes (read) and doc comments of a chunk's leading members."""
+        pending: dict = {}
+        docs: list[str] = []
+        for child in members:
+            kind = child.type
+            if kind == "attribute_item":
+                read_attribute(_text(child)[2:-1], pending)
+            elif kind in _COMMENTS and child.child_by_field_name("outer") is not None:
+                doc = child.child_by_field_name("doc")
+                if doc is not None:
+                    text = _text(doc)
+                    docs.append(clean_block_doc(text) if kind == "block_comment" else _unspace(text))
+        return pending, docs
+
+    def _expressions(self, caps: dict[str, list[Node]], text: bytes) -> None:
+        """The unwrap, env and unsafe records of one chunk's captures (`text`: the chunk's source)."""
         for node in caps.get("method_call", ()):
             self._method_call(node)
         for node in caps.get("path_ref", ()):
             self._path_ref(node)
-        if self.imports or b"std" in self.source:
+        if self.imports or b"std" in text:
             for node in caps.get("scoped", ()):
                 self._scoped(node)
             if self.imports:
@@ -256,50 +549,15 @@ class _Extractor:
                                                  "test": scope.test}))
         for node in caps.get("tokens", ()):
             self._scan_tokens(node)
-        self.found.sort(key=lambda pair: pair[0])
-        lists = {"unsafe": self.facts.unsafe, "unwrap": self.facts.unwraps, "env_read": self.facts.env_reads}
-        for _, record in self.found:
-            lists[record["kind"]].append(record)
-        return self.facts
 
     # ---- items -------------------------------------------------------------------------------
 
-    def _walk_container(self, children: list[Node], scope: Scope, owner: Node) -> None:
-        pending: dict = {}
-        docs: list[str] = []
-        for child in children:
-            kind = child.type
-            if kind == "attribute_item":
-                read_attribute(_text(child)[2:-1], pending)
-            elif kind in _COMMENTS:
-                if child.child_by_field_name("outer") is not None:
-                    doc = child.child_by_field_name("doc")
-                    if doc is not None:
-                        text = _text(doc)
-                        docs.append(clean_block_doc(text) if kind == "block_comment" else _unspace(text))
-            elif kind == "inner_attribute_item":
-                inner: dict = {}
-                read_attribute(_text(child)[3:-1], inner)
-                attrs = summarise(inner)
-                scope = Scope(scope.path, scope.kind, scope.test or attrs.test, scope.allows | attrs.allows,
-                              scope.public)
-                self.scopes[owner.id] = scope
-            elif kind in ITEM_KINDS or kind == "foreign_mod_item":
-                self._item(child, kind, summarise(pending), docs, scope)
-                pending = {}
-                docs = []
-            elif kind not in ("{", "}"):
-                pending = {}
-                docs = []
-
-    def _item(self, node: Node, node_type: str, attrs: Attributes, docs: list[str], scope: Scope) -> None:
+    def _item(self, node: Node, node_type: str, attrs: Attributes, docs: list[str], scope: Scope) -> Scope:
+        """The item's record (none for an `extern` block); the scope inside it."""
         if node_type == "foreign_mod_item":  # `extern "C" { .. }`: its items live in the enclosing path
-            body = node.child_by_field_name("body")
-            if body is not None:
-                inner = Scope(scope.path, "extern", scope.test or attrs.test, scope.allows | attrs.allows, False)
-                self.scopes[node.id] = inner
-                self._walk_container(body.children, inner, node)
-            return
+            inner = Scope(scope.path, "extern", scope.test or attrs.test, scope.allows | attrs.allows, False)
+            self.scopes[node.id] = inner
+            return inner
         kind = ITEM_KINDS[node_type]
         visibility = ""
         first = node.child(0)
@@ -321,9 +579,9 @@ class _Extractor:
         elif kind == "impl":
             trait = node.child_by_field_name("trait")
             record["trait"] = _squash(_text(trait)) if trait is not None else None
-        self.facts.items.append(record)
+        self.items.append(record)
         if kind in ("use", "extern_crate", "const", "static", "type"):
-            return
+            return scope
         if kind == "impl":
             own = record["name"] if record["trait"] is None else f"<{record['name']} as {record['trait']}>"
         else:
@@ -332,10 +590,7 @@ class _Extractor:
         if kind == "fn":
             inner = self._with_inner_attributes(node.child_by_field_name("body"), inner)
         self.scopes[node.id] = inner
-        if node_type in _CONTAINERS:
-            body = node.child_by_field_name("body")
-            if body is not None and body.type == "declaration_list":
-                self._walk_container(body.children, inner, node)
+        return inner
 
     @staticmethod
     def _item_name(node: Node, kind: str) -> str:
@@ -366,17 +621,7 @@ class _Extractor:
         """A function body's `#![allow(...)]` applies to the whole function."""
         if body is None:
             return scope
-        found: dict = {}
-        for child in body.children:
-            if child.type == "inner_attribute_item":
-                read_attribute(_text(child)[3:-1], found)
-            elif child.type not in _COMMENTS and child.type != "{":
-                break
-        if not found:
-            return scope
-        attrs = summarise(found)
-        return Scope(scope.path, scope.kind, scope.test or attrs.test, scope.allows | attrs.allows,
-                     scope.public)
+        return _inner_attributes_scope(scope, tuple(_inner_attribute_texts(body)))
 
     # ---- context of an expression --------------------------------------------------------------
 

@@ -73,10 +73,12 @@ class Policy:
         facts = extract(source)
         return facts, check(facts, normalise(rel_path), self.config, self.roles)
 
-    def enrich(self, rel_path: str, text: str) -> Enrichment:
-        """The relay's enrichment of `validate`: facts, findings flagged against the baseline, advice."""
+    def enrich(self, rel_path: str, source: bytes | str | FileFacts) -> Enrichment:
+        """The relay's enrichment of `validate`: facts, findings flagged against the baseline, advice.
+        `source` is the file's text, or its facts when they are at hand (`ParsedFile.facts`)."""
         rel = normalise(rel_path)
-        facts, findings = self.check_file(rel, text)
+        facts = source if isinstance(source, FileFacts) else extract(source)
+        findings = check(facts, rel, self.config, self.roles)
         advice: list[str] = []
         try:
             flags = self.baseline().mark(rel, findings)

@@ -1,13 +1,16 @@
-"""The Rust parser: tree-sitter's Rust grammar, loaded once per process.
+"""The Rust parser: tree-sitter's Rust grammar, loaded once per process, and trees kept across edits.
 
 A `Parser` holds mutable state, so each thread gets its own; the `Language` and the compiled `Query`
-are immutable and shared. Building them costs milliseconds, parsing a file costs microseconds, so
-nothing here is built per call.
+are immutable and shared. Building them costs milliseconds; parsing a whole file costs about 0.25 ms
+per KB of source, so a text that changed a little is re-parsed from its previous tree (`SourceTree`),
+which costs what changed. `PARSES` counts both kinds.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import tree_sitter
 import tree_sitter_rust
@@ -34,13 +37,128 @@ QUERY = tree_sitter.Query(LANGUAGE, _EXPRESSIONS)
 _local = threading.local()
 
 
-def parse(source: bytes) -> tree_sitter.Tree:
+@dataclass
+class ParseCount:
+    """Parses since the process started: `full` ones read the whole text, `incremental` ones reuse the
+    previous tree for everything an edit left alone."""
+
+    full: int = 0
+    incremental: int = 0
+
+
+PARSES = ParseCount()
+
+
+def parse(source: bytes, old: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
+    """The tree of `source`; with `old` (the previous text's tree, `edit`ed to match), only what the
+    edit touched is parsed again."""
     parser = getattr(_local, "parser", None)
     if parser is None:
         parser = _local.parser = tree_sitter.Parser(LANGUAGE)
-    return parser.parse(source)
+    if old is None:
+        PARSES.full += 1
+        return parser.parse(source)
+    PARSES.incremental += 1
+    return parser.parse(source, old)
 
 
-def captures(node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
-    """Every capture of the expression query under `node`, by capture name, each list in source order."""
-    return tree_sitter.QueryCursor(QUERY).captures(node)
+class SourceTree:
+    """One document's text and its syntax tree, brought to each new text by an incremental re-parse.
+
+    The edit between two texts is their common prefix and suffix taken away: one span, found with a
+    few block compares, so a one-line change costs about what parsing that line costs."""
+
+    __slots__ = ("source", "tree", "newlines")
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.tree = parse(source)
+        self.newlines = source.count(b"\n")
+
+    def update(self, source: bytes) -> bool:
+        """Move to `source`; whether it differed from the text held."""
+        old = self.source
+        if source == old:
+            return False
+        start, old_end, new_end = changed_span(old, source)
+        root = self.tree.root_node
+        start_point = _point(root, old, start)
+        old_end_point = _point(root, old, old_end)
+        inserted = source[start:new_end]
+        added = inserted.count(b"\n")
+        new_end_point = (start_point[0] + added, new_end - start + start_point[1] if not added
+                         else len(inserted) - inserted.rfind(b"\n") - 1)
+        self.tree.edit(start, old_end, new_end, start_point, old_end_point, new_end_point)
+        self.newlines += added - old.count(b"\n", start, old_end)
+        self.tree = parse(source, self.tree)
+        self.source = source
+        return True
+
+    @property
+    def lines(self) -> int:
+        """Lines as an editor counts them: a last line without its newline counts too."""
+        source = self.source
+        return self.newlines + (1 if source and not source.endswith(b"\n") else 0)
+
+
+_BLOCK = 4096  # bytes compared at once while looking for where two texts part
+
+
+def changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
+    """(start, old_end, new_end): `old[start:old_end]` became `new[start:new_end]`, the rest is shared."""
+    limit = min(len(old), len(new))
+    start = _shared_run(limit, lambda at, size: old[at:at + size] == new[at:at + size])
+    old_len, new_len = len(old), len(new)
+    back = _shared_run(limit - start,  # the shared suffix may not reach back into the shared prefix
+                       lambda at, size: old[old_len - at - size:old_len - at] == new[new_len - at - size:new_len - at])
+    return start, old_len - back, new_len - back
+
+
+def _shared_run(limit: int, same: Callable[[int, int], bool]) -> int:
+    """How many bytes from one end two texts share (at most `limit`): whole blocks first, then a binary
+    search inside the first block that differs. `same(at, size)` compares `size` bytes `at` bytes
+    from that end."""
+    at = 0
+    while at + _BLOCK <= limit and same(at, _BLOCK):
+        at += _BLOCK
+    low, high = 0, min(_BLOCK, limit - at)  # `low` bytes past `at` are known to be the same
+    while low < high:
+        middle = (low + high + 1) // 2
+        if same(at, middle):
+            low = middle
+        else:
+            high = middle - 1
+    return at + low
+
+
+def _point(root: tree_sitter.Node, source: bytes, offset: int) -> tuple[int, int]:
+    """The (row, byte column) of `offset`, counted from the nearest node boundary before it rather than
+    from the start of the text: the tree already knows the rows of its nodes."""
+    base, (row, column) = 0, (0, 0)
+    node = root.descendant_for_byte_range(offset, offset)
+    if node is not None and node.start_byte <= offset:
+        base, (row, column) = node.start_byte, node.start_point
+        low, high = 0, node.child_count  # the last child that ends at or before `offset`, if any
+        while low < high:
+            middle = (low + high) // 2
+            if node.child(middle).end_byte <= offset:  # type: ignore[union-attr]
+                low = middle + 1
+            else:
+                high = middle
+        before = node.child(low - 1) if low else None
+        if before is not None and before.end_byte >= base:
+            base, (row, column) = before.end_byte, before.end_point
+    line_start = source.rfind(b"\n", base, offset)
+    if line_start < 0:
+        return row, column + offset - base
+    return row + source.count(b"\n", base, offset), offset - line_start - 1
+
+
+def captures(node: tree_sitter.Node, start: int | None = None, end: int | None = None,
+             ) -> dict[str, list[tree_sitter.Node]]:
+    """Every capture of the expression query under `node` (those that reach into the bytes `start` to
+    `end` when given), by capture name, each list in source order."""
+    cursor = tree_sitter.QueryCursor(QUERY)
+    if start is not None and end is not None:
+        cursor.set_byte_range(start, end)
+    return cursor.captures(node)

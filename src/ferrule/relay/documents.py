@@ -107,13 +107,6 @@ class Documents:
             return overlay.text
         return self.disk_text(file)
 
-    def text_or_none(self, file: ProjectFile, content: str | None) -> str | None:
-        """The text the op sees, or None when the file cannot be read (nothing then depends on it)."""
-        if content is not None:
-            return content
-        overlay = self.overlays.get(file.rel)
-        return overlay.text if overlay is not None else read_or_none(file)
-
     def index(self, file: ProjectFile, content: str | None) -> LineIndex:
         if content is not None:
             return LineIndex(content)
@@ -121,6 +114,13 @@ class Documents:
         if overlay is not None:
             return overlay.index
         return self._disk_index(file)
+
+    def disk_text_or_none(self, file: ProjectFile) -> str | None:
+        """The disk text, read again only when the file's mtime or size changed; None when unreadable."""
+        try:
+            return self._disk_index(file).text
+        except BadRequest:
+            return None
 
     def _disk_index(self, file: ProjectFile) -> LineIndex:
         """The disk text's line index, built again only when the file's mtime or size changed: checking
@@ -226,7 +226,7 @@ class Shown:
 
     def prepare(self) -> None:
         if self._content is not None and not self._overlaid and self._disk is _UNREAD:
-            self._disk = read_or_none(self._file)
+            self._disk = self._documents.disk_text_or_none(self._file)
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:

@@ -1,19 +1,29 @@
 """The project's policy as the relay's ops use it: conform.toml read once per `init`, validate's
-enrichment fields, test-code questions for `complete`, and the branded newtypes of `scope`.
+enrichment fields, test-code questions for `complete`, and the names and branded newtypes of `scope`.
+
+Each file the ops ask about keeps one syntax tree (`ParsedFile`): a new text, transient or not, is
+re-parsed from the last one's tree, and only the chunks it changed get their facts computed again.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 
-from ferrule.conform import Branded, ConfigError, Enrichment, Policy, branded_newtypes, in_test_code
+from ferrule.conform import Branded, ConfigError, Enrichment, FileFacts, Policy
+from ferrule.conform.document import ParsedFile
 from ferrule.project import WorkspaceUnloadable
 
 POLICY_RECIPE = "fix conform.toml (or remove it to use the defaults) and init again"
+# Parsed files kept at once, the least recently asked forgotten first: a file's tree, facts and chunks
+# take some fifty times its size in memory (10 MB for a 200 KB file).
+FILES_KEPT = 32
+SOURCE_BYTES_KEPT = 4_000_000
 
 
 class ProjectPolicy:
-    """The policy of one init, and the last enrichment of each file (agents re-validate unchanged text)."""
+    """The policy of one init, each file's parsed text, and its last enrichment (agents re-validate
+    unchanged text)."""
 
     def __init__(self, root: Path, *, announce: bool = True) -> None:
         """With `announce`, where the policy came from is printed on stderr (docs/PROTOCOL.md section 5)."""
@@ -21,32 +31,49 @@ class ProjectPolicy:
             self._policy = Policy.load(root, announce=announce)
         except ConfigError as error:  # it names the key and the file
             raise WorkspaceUnloadable(f"conform.toml could not be loaded: {error}", POLICY_RECIPE) from error
-        self._enriched: dict[str, tuple[str, Enrichment]] = {}
+        self._files: OrderedDict[str, ParsedFile] = OrderedDict()
+        self._enriched: dict[str, tuple[FileFacts, Enrichment]] = {}
 
     @property
     def compile(self) -> bool:
         """conform.toml's `[relay] compile`: whether validate may run cargo for this project."""
         return self._policy.config.compile
 
+    def parsed(self, rel: str, text: str) -> ParsedFile:
+        """`rel`'s parsed file, brought to `text`."""
+        files = self._files
+        parsed = files.get(rel)
+        if parsed is None:
+            parsed = files[rel] = ParsedFile()
+        else:
+            files.move_to_end(rel)
+        parsed.update(text)
+        while len(files) > 1 and (len(files) > FILES_KEPT or sum(f.size for f in files.values()) > SOURCE_BYTES_KEPT):
+            forgotten, _ = files.popitem(last=False)
+            self._enriched.pop(forgotten, None)
+        return parsed
+
+    def facts(self, rel: str, text: str) -> FileFacts:
+        return self.parsed(rel, text).facts()
+
     def enrich(self, rel: str, text: str) -> Enrichment:
+        facts = self.facts(rel, text)
         cached = self._enriched.get(rel)
-        if cached is not None and cached[0] == text:
+        if cached is not None and cached[0] is facts:
             return cached[1]
-        enriched = self._policy.enrich(rel, text)
-        self._enriched[rel] = (text, enriched)
+        enriched = self._policy.enrich(rel, facts)
+        self._enriched[rel] = (facts, enriched)
         return enriched
 
     def is_test_path(self, rel: str) -> bool:
         return self._policy.is_test_path(rel)
 
-    @staticmethod
-    def in_test_code(text: str, line: int, column: int) -> bool:
+    def in_test_code(self, rel: str, text: str, line: int, column: int) -> bool:
         """Whether the position (1-based line, UTF-8 column) is inside `#[cfg(test)]`/`#[test]` code."""
-        return in_test_code(text, line, column)
+        return self.parsed(rel, text).in_test_code(line, column)
 
-    @staticmethod
-    def branded(text: str) -> list[Branded]:
-        return branded_newtypes(text)
+    def branded(self, rel: str, text: str) -> list[Branded]:
+        return self.parsed(rel, text).branded()
 
 
 class PolicySlot:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ferrule.fastframe import LineIndex
 from ferrule.lsp.positions import line_text
 from ferrule.project import ProjectFile
 from ferrule.relay import mapping
@@ -57,26 +56,24 @@ async def complete(ctx: OpContext, params: CompleteParams) -> CompleteResult:
     limit = COMPLETE_MAX_DEFAULT if params.max is None else params.max
     documents = ctx.documents
     documents.require(file, content)
-    position = ctx.lsp_position(file, params.position, content)
+    index = documents.index(file, content)
+    position = ctx.lsp_position(file, params.position, content, index)
     policy = ctx.policy.current
     line, character = params.position.line, params.position.character
     domain_file = not policy.is_test_path(file.rel)
     test_code: list[bool] = []  # whether the position is in test code, decided at most once
 
     def in_test_code() -> bool:
-        if not test_code:
-            text = documents.text_or_none(file, content)
-            test_code.append(text is not None and policy.in_test_code(text, line, character))
+        if not test_code:  # from the file's syntax tree, re-parsed only where the text changed
+            test_code.append(policy.in_test_code(file.rel, index.text, line, character))
         return test_code[0]
 
     with documents.showing(ctx.client, file, content) as shown:
 
         def meanwhile() -> None:  # while the analyzer computes: decide early where unwrap may be offered
             shown.prepare()
-            if domain_file:
-                text = documents.text_or_none(file, content)
-                if text is not None and mapping.after_member_access(line_text(LineIndex(text), line - 1), character):
-                    in_test_code()
+            if domain_file and mapping.after_member_access(line_text(index, line - 1), character):
+                in_test_code()
 
         items = await _completion_items(ctx, file, position, shown, meanwhile)
     kinds = mapping.COMPLETION_KIND
@@ -104,16 +101,23 @@ async def _panics_on_option_or_result(ctx: OpContext, items: list[dict[str, Any]
 async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
     file = ctx.file(params)
     documents = ctx.documents
-    text = documents.text(file, None)
+    index = documents.index(file, None)
+    text = index.text
     shown_text: str | None
     if params.position is not None:
-        position = ctx.lsp_position(file, params.position, None, LineIndex(text))
+        position = ctx.lsp_position(file, params.position, None, index)
         shown_text = None
     else:  # a neutral top-level position: inside a probe function appended for this op only
         shown_text, neutral = with_probe(text)
         position = {"line": neutral.line - 1, "character": neutral.character}  # ASCII: any encoding
+    policy = ctx.policy.current
     with documents.showing(ctx.client, file, shown_text) as shown:
-        items = await _completion_items(ctx, file, position, shown)
+
+        def meanwhile() -> None:  # while the analyzer computes: the file's facts, for the ranking and `branded`
+            shown.prepare()
+            policy.facts(file.rel, text)
+
+        items = await _completion_items(ctx, file, position, shown, meanwhile)
     kinds = mapping.COMPLETION_KIND
     own, imported = _declared(ctx, file.rel, text)
     ranked: list[tuple[int, str, str, Symbol]] = []
@@ -138,7 +142,7 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
     seam_file = next((rel for rel in placement.seams
                       if rel == file.rel or (ctx.root.path / rel).is_file() or rel in documents.overlays), None)
     branded: list[Branded] = []
-    for found in ctx.policy.current.branded(text):
+    for found in policy.branded(file.rel, text):
         entry: Branded = {"name": found["name"], "seam": cell or file.rel, "heuristic": True}
         if "line" in found:
             entry["line"] = found["line"]
@@ -150,10 +154,10 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
 
 def _declared(ctx: OpContext, rel: str, text: str) -> tuple[set[str], set[str]]:
     """The names the file declares (its module's items; a macro as `name!`) and the names its `use`
-    items import, from the policy's facts of the text (cached for validate too)."""
+    items import, from the policy's facts of the text (kept for validate too)."""
     own: set[str] = set()
     imported: set[str] = set()
-    for fact in ctx.policy.current.enrich(rel, text)["facts"]:
+    for fact in ctx.policy.current.facts(rel, text).items:
         kind, name = fact.get("kind"), fact.get("name")
         if not name:
             continue
