@@ -159,7 +159,7 @@ def context_seen() -> dict:
     """What a body reads of the request through get_context()."""
     ctx = get_context()
     return {"request_id": ctx.request_id, "has_request": ctx.request_context is not None,
-            "server": ctx.fastmcp.name}
+            "server": ctx.fastmcp.name, "transport": ctx.transport, "session": bool(ctx.session_id)}
 
 
 @mcp.tool

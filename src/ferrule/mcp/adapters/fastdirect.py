@@ -29,16 +29,16 @@ thread runs on a worker thread of ferrule's, which writes its answer; one marked
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import logging
 from collections.abc import Coroutine
-from contextlib import ExitStack
 from typing import Any
 
 import mcp_types
 from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError, ValidationError
 from fastmcp.server import server as server_module
-from fastmcp.server.context import Context
+from fastmcp.server.context import Context, set_transport
 from fastmcp.server.dependencies import (
     _dispatching_tool_call,
     _serving_client_tool_call,
@@ -75,6 +75,7 @@ from .direct import ResultSieve, _plain, _tracing
 
 __all__ = ["FastPlan", "FastTools"]
 
+_handler_log = mcp_operations.logger
 _PASS_THROUGH_HOOKS = ("__call__", "_dispatch_handler", "on_message", "on_request", "on_call_tool")
 
 
@@ -168,24 +169,29 @@ class FastTools:
 
     def call(self, runner: ServerRunner[Any], plan: FastPlan, exchange: Any, params: Any, finish: Any) -> dict[str, Any]:
         """The wire result of the call (raising MCPError as the kernel would), in the calling
-        thread, with the context fastmcp's path gives the tool body."""
+        thread, in a context of its own (as each request's task has one under fastmcp) holding
+        what fastmcp's path gives the tool body."""
+        return contextvars.Context().run(self._call, runner, plan, exchange, params, finish)
+
+    def _call(self, runner: ServerRunner[Any], plan: FastPlan, exchange: Any, params: Any, finish: Any) -> dict[str, Any]:
         app = self.app
         version = runner.connection.protocol_version
         request = runner._make_context(exchange, "tools/call", params, _extract_meta(params), version)
         arguments = params.get("arguments") or {}
-        with ExitStack() as scope:
-            for var, value in (app._shared_context_snapshot or {}).items():
-                scope.callback(var.reset, var.set(value))
-            scope.enter_context(bind_request_context(request))
-            mcp_operations.logger.debug(f"[{app.name}] Handler called: call_tool %s with %s", plan.name, arguments)
-            scope.enter_context(_serving_client_tool_call())
-            result: Any
-            try:
-                result = _wire_result(plan.name, self._called(plan, arguments, finish), version)
-            except (DisabledError, NotFoundError):  # as _on_call_tool answers them
-                result = _error_result(f"Unknown tool: {plan.name!r}")
-            except FastMCPError as exc:
-                result = _error_result(str(exc))
+        set_transport("stdio")  # what fastmcp's stdio run sets for everything it serves
+        for var, value in (app._shared_context_snapshot or {}).items():
+            var.set(value)
+        with bind_request_context(request):
+            if _handler_log.isEnabledFor(logging.DEBUG):
+                _handler_log.debug(f"[{app.name}] Handler called: call_tool %s with %s", plan.name, arguments)
+            with _serving_client_tool_call():
+                result: Any
+                try:
+                    result = _wire_result(plan.name, self._called(plan, arguments, finish), version)
+                except (DisabledError, NotFoundError):  # as _on_call_tool answers them
+                    result = _error_result(f"Unknown tool: {plan.name!r}")
+                except FastMCPError as exc:
+                    result = _error_result(str(exc))
         return self._sieve.serialize(runner, result)
 
     def _called(self, plan: FastPlan, arguments: dict[str, Any], finish: Any) -> ToolResult:
