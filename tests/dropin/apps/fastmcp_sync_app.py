@@ -154,6 +154,23 @@ def in_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+released = threading.Event()
+
+
+@mcp.tool
+def wait_release() -> str:
+    """Blocks its worker thread until `release` is called."""
+    released.wait()
+    return "released"
+
+
+@mcp.tool
+def release() -> str:
+    """Lets `wait_release` return."""
+    released.set()
+    return "releasing"
+
+
 @mcp.tool
 def context_seen() -> dict:
     """What a body reads of the request through get_context()."""
