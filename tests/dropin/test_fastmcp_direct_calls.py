@@ -7,6 +7,7 @@ Waits are on what the server says (an answer), never on the clock."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import orjson
@@ -163,10 +164,10 @@ def test_an_apps_own_middleware_still_sees_every_call(tmp_path):
     assert peer.close()[0] == 0
 
 
-MASKED_APP = '''
+CONFIGURED_APP = '''
 from fastmcp import FastMCP
 
-mcp = FastMCP("masked", mask_error_details=True)
+mcp = FastMCP("configured", mask_error_details=True, strict_input_validation=True)
 
 
 @mcp.tool
@@ -174,19 +175,30 @@ def explodes() -> str:
     raise RuntimeError("secret detail")
 
 
+@mcp.tool
+def double(x: int) -> int:
+    return 2 * x
+
+
 if __name__ == "__main__":
     mcp.run(show_banner=False)
 '''
 
 
-def test_masked_error_details_stay_masked(tmp_path):
-    (tmp_path / "masked_app.py").write_text(MASKED_APP)
-    answers = []
-    for command in ([*sdk_command("x")[:1], str(tmp_path / "masked_app.py")], ferrule_command("masked_app.py")):
-        peer = Peer(command, cwd=tmp_path)
-        peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                       "clientInfo": {"name": "direct", "version": "0"}}))
-        answers.append(peer.ask(call(2, "explodes", {})))
-        peer.close()
-    assert answers[0] == answers[1]
-    assert answers[1]["result"]["content"][0]["text"] == "Error calling tool 'explodes'"
+def configured_session(peer: Peer) -> dict[str, Any]:
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "direct", "version": "0"}}))
+    peer.ask(call(2, "explodes", {}))
+    peer.ask(call(3, "double", {"x": "10"}))  # strict: no string for an integer
+    peer.ask(call(4, "double", {"x": 10}))
+    return transcript(peer)
+
+
+def test_masking_and_strict_validation_hold(tmp_path):
+    (tmp_path / "configured_app.py").write_text(CONFIGURED_APP)
+    theirs = configured_session(Peer([sys.executable, str(tmp_path / "configured_app.py")], cwd=tmp_path))
+    ours = configured_session(Peer(ferrule_command("configured_app.py"), cwd=tmp_path))
+    assert ours == theirs
+    answers = ours["answers"]
+    assert answers[2]["result"]["content"][0]["text"] == "Error calling tool 'explodes'"
+    assert answers[3]["result"]["isError"] is True and answers[4]["result"]["structuredContent"] == {"result": 20}
