@@ -48,6 +48,7 @@ CALLS = [
     ("on_loop", {"text": "x"}),
     ("in_thread", {}),
     ("context_seen", {}),
+    ("addressed", {}),
 ]
 
 

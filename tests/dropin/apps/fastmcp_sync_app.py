@@ -154,6 +154,12 @@ def in_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+@mcp.tool
+def addressed() -> dict:
+    """A payload naming tools by identity, which fastmcp re-addresses to the names it lists."""
+    return {"_meta": {"fastmcp": {"toolNames": {"__abc_shout": "__abc_shout"}}}, "action": "__abc_shout"}
+
+
 released = threading.Event()
 
 

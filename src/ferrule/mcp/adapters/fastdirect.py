@@ -13,8 +13,9 @@ tool object the local provider holds under its key. Such a call is served here, 
 context a tool body can read (`get_context()` and its request, the lifespan's shared context, the
 client-call marks) and the same steps as fastmcp's: its own type adapter validates and calls,
 `convert_result` and `_mark_non_object_result` shape the result, failures are logged and masked
-as `call_tool` does, `_on_call_tool`'s wrapping and error results follow, and the kernel's
-serializer shapes the wire form.
+as `call_tool` does (a Prefab payload's tool names are re-addressed by its own last step, on the
+event loop), `_on_call_tool`'s wrapping and error results follow, and the kernel's serializer
+shapes the wire form.
 
 What is checked once, when the run starts: the app's class and configuration. What is checked on
 every call, cheaply: that the lists a run can change (middleware, providers, transforms, extensions)
@@ -49,6 +50,7 @@ from fastmcp.server.low_level import FastMCPServerMiddleware
 from fastmcp.server.middleware.dereference import DereferenceRefsMiddleware
 from fastmcp.server.middleware.middleware import Middleware
 from fastmcp.server.mixins import mcp_operations
+from fastmcp.server.providers.prefab_payload import payload_has_identities
 from fastmcp.server.server import FastMCP, _SchemaCacheLocalProvider, _validation_error_summary
 from fastmcp.server.telemetry import telemetry_mode
 from fastmcp.server.transforms.visibility import is_enabled
@@ -201,7 +203,10 @@ class FastTools:
         _completed(context.__aenter__())
         try:
             with _dispatching_tool_call():
-                return self._guarded(plan, arguments, _strict_input_validation(), finish)
+                result = self._guarded(plan, arguments, _strict_input_validation(), finish)
+            if payload_has_identities(result.structured_content):  # a Prefab payload: its tool names re-addressed
+                result = finish(_rebound(self.app, result))
+            return result
         finally:
             _completed(context.__aexit__(None, None, None))
 
@@ -276,6 +281,13 @@ def _passes_calls_on(middleware: Any) -> bool:
 def _injects(tool: FunctionTool) -> bool:
     """Whether fastmcp resolves parameters of the tool's own (Context, dependencies)."""
     return without_injected_parameters(tool.fn, run_in_thread=tool.run_in_thread) is not tool.fn
+
+
+async def _rebound(app: FastMCP, result: ToolResult) -> Any:
+    """`call_tool`'s last step for a Prefab payload, on the event loop (it lists the tools), with
+    the transport fastmcp's stdio run sets."""
+    set_transport("stdio")
+    return await app._rebind_prefab_tool_names(result)
 
 
 async def _settled(result: Any) -> Any:
