@@ -16,8 +16,9 @@ loop does); every other request belongs to the one handshake-era connection of t
 it negotiated is recorded for the read loop's batch rule; a `tools/call` that the app's direct route
 takes (an MCPServer's tool, direct.py) is answered on the read loop for a sync tool and on the lane
 for an async one (a fastmcp app's sync tool, fastdirect.py: on a worker thread, or on the read loop
-for one fastmcp runs on its event loop); every other request and notification runs on the async lane, concurrently. The app's stderr is not captured: most of its
-work runs beside the read loop, so it goes to the host's log as it is written.
+for one fastmcp runs on its event loop); every other request and notification runs on the async
+lane, concurrently. The app's stderr is not captured: most of its work runs beside the read loop,
+so it goes to the host's log as it is written.
 
 Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
 channel in the handshake era, and the client's answer (routed back by its id) resumes the waiting
