@@ -4,8 +4,9 @@ For an official SDK 2.x `MCPServer` and a fastmcp app (bench/peers/mcpserver_ech
 fastmcp_echo.py, each serving the `echo` tool), measured with bench_mcp.py's drivers and figures:
 lockstep tools/call (requests/s, p50), pipelined responses/s, server CPU per call, start-up to the
 `initialize` answer and peak RSS. Both runs of an app serve the same object with the same SDK
-semantics; what differs is the transport, the loop, the encoding and, for an MCPServer's sync tools,
-the dispatch (ferrule calls the tool straight from the app's registry, with its own pydantic models).
+semantics; what differs is the transport, the loop, the encoding and, for both apps' plain sync
+tools, the dispatch (ferrule calls the tool straight from the app's registry, with its own pydantic
+models; fastmcp's echo on a worker thread, as fastmcp runs it).
 The native `ferrule.mcp.Server` and the hand-written orjson loop run in the same rounds, so the
 native server's lockstep against that ceiling is in the same table (target: at least 0.75).
 

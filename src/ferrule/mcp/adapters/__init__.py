@@ -68,7 +68,9 @@ def adapt(app: Any, *, label: str = "ferrule run") -> Server:
         return SdkServer(app._lowlevel_server, [], label=label, direct=DirectTools(app))
     if kind == "lowlevel":
         return SdkServer(app, [], label=label)
-    return SdkServer(app._mcp_server, [lambda: _fastmcp_stdio(app)], label=label)
+    from .fastdirect import FastTools
+
+    return SdkServer(app._mcp_server, [lambda: _fastmcp_stdio(app)], label=label, fast=FastTools(app))
 
 
 def serve(app: Any, transport: Any = None) -> None:

@@ -55,7 +55,7 @@ from opentelemetry import trace
 from orjson import dumps
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["DirectTools", "ToolPlan"]
+__all__ = ["DirectTools", "ResultSieve", "ToolPlan"]
 
 _UNKNOWN = object()
 _PROVIDER_FROM_ENV = "OTEL_PYTHON_TRACER_PROVIDER" in os.environ  # what get_tracer_provider() would load
@@ -174,9 +174,7 @@ class DirectTools:
         self.app = app
         self._manager: ToolManager = app._tool_manager
         self._plans: dict[str, ToolPlan] = {}  # tool name -> the plan of the tool object found direct-callable
-        # (revision, result shape) -> the sieve's layout (its keys, each block's keys, in order) when
-        # all it did to the shape was to drop and order keys; None when it did more
-        self._sieved: dict[tuple[Any, ...], Layout | None] = {}
+        self._sieve = ResultSieve()
         self._logger: logging.Logger = mcpserver_module.logger
 
     def usable(self) -> bool:
@@ -215,7 +213,7 @@ class DirectTools:
             raise
         except Exception as exc:  # as MCPServer._handle_call_tool answers and logs it
             result = self._failed(plan.name, exc)
-        return self._serialize(runner, result)
+        return self._sieve.serialize(runner, result)
 
     async def call_async(self, runner: ServerRunner[Any], plan: ToolPlan, exchange: Any, params: Any) -> dict[str, Any]:
         """The wire result of an async tool's call, with the `Context` the kernel would give it."""
@@ -231,7 +229,7 @@ class DirectTools:
             raise
         except Exception as exc:
             result = self._failed(plan.name, exc)
-        return self._serialize(runner, result)
+        return self._sieve.serialize(runner, result)
 
     def _typed(self, params: Any) -> Any:
         entry = self.app._lowlevel_server.get_request_handler("tools/call")
@@ -243,9 +241,29 @@ class DirectTools:
         self._log_failure(name, exc)
         return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
 
-    def _serialize(self, runner: ServerRunner[Any], result: Any) -> dict[str, Any]:
-        """The kernel's `_serialize` of a tools/call result, its sieve replayed for a shape it only
-        trimmed and reordered."""
+    def _log_failure(self, name: str, exc: Exception) -> None:
+        logger = self._logger
+        if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
+            if isinstance(exc.__cause__, ValidationError):
+                fields = sorted({".".join(str(part) for part in err["loc"]) for err in exc.__cause__.errors()})
+                logger.info("Tool %r rejected arguments: %r", name, fields)
+            else:
+                logger.info("Tool %r failed: %r", name, str(exc))
+        else:
+            logger.error("Tool %r raised an unexpected exception", name, exc_info=exc)
+
+
+class ResultSieve:
+    """The kernel's `_serialize` of a tools/call result, its sieve replayed for a shape it only
+    trimmed and reordered (one per app: what it learns holds for the app's run)."""
+
+    def __init__(self) -> None:
+        # (revision, result shape) -> the sieve's layout (its keys, each block's keys, in order) when
+        # all it did to the shape was to drop and order keys; None when it did more
+        self._sieved: dict[tuple[Any, ...], Layout | None] = {}
+
+    def serialize(self, runner: ServerRunner[Any], result: Any) -> dict[str, Any]:
+        """The wire form of `result` at the connection's revision, as the kernel shapes it."""
         version = runner.connection.protocol_version
         if type(result) is not CallToolResult:
             return runner._serialize("tools/call", version, result)
@@ -260,17 +278,6 @@ class DirectTools:
             same = sieved.keys() <= dumped.keys() and dumps(_laid_out(dumped, layout)) == dumps(sieved)
             self._sieved[key] = layout if same else None  # a shape the sieve changed otherwise always goes through it
         return sieved
-
-    def _log_failure(self, name: str, exc: Exception) -> None:
-        logger = self._logger
-        if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
-            if isinstance(exc.__cause__, ValidationError):
-                fields = sorted({".".join(str(part) for part in err["loc"]) for err in exc.__cause__.errors()})
-                logger.info("Tool %r rejected arguments: %r", name, fields)
-            else:
-                logger.info("Tool %r failed: %r", name, str(exc))
-        else:
-            logger.error("Tool %r raised an unexpected exception", name, exc_info=exc)
 
 
 def _wrapped(name: str, exc: Exception) -> Exception:

@@ -15,8 +15,10 @@ loop does); every other request belongs to the one handshake-era connection of t
 `initialize` is handled before the next line is read (the SDK also runs it inline), and the revision
 it negotiated is recorded for the read loop's batch rule; a `tools/call` that the app's direct route
 takes (an MCPServer's tool, direct.py) is answered on the read loop for a sync tool and on the lane
-for an async one; every other request and notification runs on the async lane, concurrently. The app's stderr is not captured: most of its
-work runs beside the read loop, so it goes to the host's log as it is written.
+for an async one (a fastmcp app's sync tool, fastdirect.py: on a worker thread, or on the read loop
+for one fastmcp runs on its event loop); every other request and notification runs on the async
+lane, concurrently. The app's stderr is not captured: most of its work runs beside the read loop,
+so it goes to the host's log as it is written.
 
 Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
 channel in the handshake era, and the client's answer (routed back by its id) resumes the waiting
@@ -29,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -49,12 +51,14 @@ from ..wire import encode, error_line, result_line
 
 if TYPE_CHECKING:
     from .direct import DirectTools, ToolPlan
+    from .fastdirect import FastPlan, FastTools
 
 __all__ = ["SdkServer"]
 
 _STDIO = TransportContext(kind="stdio", can_send_request=False)
 _DUPLEX = TransportContext(kind="stdio", can_send_request=True)
 Lifespan = Callable[[], AbstractAsyncContextManager[Any]]
+_WORKERS = 40  # as many worker threads as anyio's default limiter lets fastmcp run at once
 
 
 class _Outbound:
@@ -66,6 +70,8 @@ class _Outbound:
         self._server = server
 
     async def notify(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> None:
+        if method.endswith("/list_changed") and self._server._fast is not None:
+            self._server._fast.revoke()  # the app's lists (or a session's view of them) changed
         self._server.notify(method, dict(params or {}))
 
     async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> dict[str, Any]:
@@ -106,17 +112,22 @@ class _Exchange(_Outbound):
 class SdkServer(Server):
     """A low-level SDK `Server` (`app`) served by ferrule. `lifespans` are entered, in order, for
     the run (the low-level server's own is entered last, as its `run()` does). `direct`, when given,
-    takes the `tools/call` requests it can answer straight from the app's registry (direct.py)."""
+    takes the `tools/call` requests it can answer straight from the app's registry (direct.py);
+    `fast` does the same for a fastmcp app (fastdirect.py)."""
 
     session_capture = False  # the app's work runs on the lane, beside the read loop: its stderr passes live
 
     def __init__(
-        self, app: LowLevelServer[Any], lifespans: list[Lifespan], *, label: str, direct: DirectTools | None = None
+        self, app: LowLevelServer[Any], lifespans: list[Lifespan], *, label: str, direct: DirectTools | None = None,
+        fast: FastTools | None = None,
     ) -> None:
         super().__init__(app.name, app.version or "", instructions=app.instructions)
         self.app = app
         self.label = label
         self._direct = direct
+        self._fast = fast
+        self._workers: ThreadPoolExecutor | None = None  # a fastmcp app's sync tools, as its worker threads run them
+        self._in_thread: dict[Any, bool] = {}  # request id -> cancelled, for the calls on a worker thread
         self._lifespans = [*lifespans, lambda: app.lifespan(app)]
         self._outbound = _Outbound(self)
         self._state: Any = None
@@ -135,6 +146,10 @@ class SdkServer(Server):
         self._legacy = ServerRunner(self.app, Connection.for_loop(self._outbound), self._state)
         if self._direct is not None and not self._direct.usable():
             self._direct = None
+        if self._fast is not None and not self._fast.usable():
+            self._fast = None
+        if self._fast is not None:
+            self._workers = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="mcp-tool")
 
     async def _hold_lifespans(self, entered: Future[Any]) -> None:
         self._stop = stop = anyio.Event()
@@ -153,6 +168,8 @@ class SdkServer(Server):
 
     def stopping(self) -> None:
         try:
+            if self._workers is not None:
+                self._workers.shutdown(wait=True)  # the calls on worker threads answer first
             self.lane.drain()
             if self._stop is not None:
                 self.lane.call(_set(self._stop))
@@ -173,6 +190,11 @@ class SdkServer(Server):
             plan = self._direct.plan(self._legacy, params)
             if plan is not None and plan.inline:
                 return self._call_inline(msg_id, plan, params)
+        elif method == "tools/call" and self._fast is not None and not (params and is_stateless(method, params)):
+            assert self._legacy is not None
+            fast = self._fast.plan(self._legacy, params)
+            if fast is not None:
+                return self._call_fast(msg_id, fast, params)
         self.lane.submit(msg_id, self._respond(msg_id, method, params, plan))
         return None
 
@@ -183,6 +205,31 @@ class SdkServer(Server):
             return result_line(msg_id, self._direct.call(self._legacy, plan, params))
         except Exception as exc:
             return error_line(msg_id, _error_data(exc, modern=False).model_dump(mode="json", exclude_none=True))
+
+    def _call_fast(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes | None:
+        """A fastmcp tool's call on the direct route: on a worker thread, which writes its answer,
+        where fastmcp runs the tool on one; else here on the read loop."""
+        if not plan.threaded:
+            return self._answer_fast(msg_id, plan, params)
+        assert self._workers is not None
+        self._in_thread[msg_id] = False
+        self._workers.submit(self._answer_threaded, msg_id, plan, params)
+        return None
+
+    def _answer_threaded(self, msg_id: Any, plan: FastPlan, params: Any) -> None:
+        answer = self._answer_fast(msg_id, plan, params)
+        if not self._in_thread.pop(msg_id, False):  # a cancelled call is not answered, as under fastmcp
+            self.write([answer])
+
+    def _answer_fast(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes:
+        assert self._fast is not None and self._legacy is not None
+        exchange = _Exchange(self, msg_id, params, False)
+        try:
+            return result_line(msg_id, self._fast.call(self._legacy, plan, exchange, params, self.lane.call))
+        except Exception as exc:
+            return error_line(msg_id, _error_data(exc, modern=False).model_dump(mode="json", exclude_none=True))
+        finally:
+            exchange.closed = True
 
     async def _respond(self, msg_id: Any, method: str, params: Any, plan: ToolPlan | None = None) -> bytes | None:
         """Serve one request on the lane: the direct route's `plan` for an async tool, else the kernel."""
@@ -215,6 +262,8 @@ class SdkServer(Server):
         return await serve_one(self.app, exchange, method, params, connection=connection, lifespan_state=self._state)
 
     def on_notification(self, method: str, params: Any) -> None:
+        if method == "notifications/cancelled" and type(params) is dict and params.get("requestId") in self._in_thread:
+            self._in_thread[params.get("requestId")] = True
         if method == "notifications/cancelled" and type(params) is dict and self.lane.started:
             # As the SDK's dispatcher does: the request's cancel_requested is set, then its task cancelled.
             self.lane.loop.call_soon_threadsafe(self._cancel_requested, params.get("requestId"))
