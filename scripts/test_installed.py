@@ -19,6 +19,7 @@ from pathlib import Path
 
 PYTEST_INI = """[pytest]
 addopts = --import-mode=importlib -ra -p no:cacheprovider
+pythonpath = tests
 timeout = 300
 markers =
     live: drives the real rust-analyzer

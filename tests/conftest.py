@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+pytest_plugins = ["testkit.live"]
+
 
 def pytest_report_header(config) -> list[str]:
     """Which rust-analyzer the live tests drive, so that a failure names the release it met."""

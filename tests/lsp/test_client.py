@@ -12,7 +12,7 @@ import pytest
 
 from ferrule.lsp import LspClient, RequestTimeout, ResponseError, ServerExited
 
-FAKE = str(Path(__file__).with_name("fake_server.py"))
+FAKE = str(Path(__file__).resolve().parents[1] / "testkit" / "fake_lsp_server.py")
 
 
 def run(coro):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,12 +10,7 @@ from typing import Any
 import pytest
 
 from ferrule import capture
-
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # helper modules beside the tests (prefixed mcp_ to stay unique)
-    sys.path.insert(0, str(HERE))
-
-from mcp_helpers import SAMPLE_SERVER, Child, twin_env  # noqa: E402
+from testkit.mcp import SAMPLE_SERVER, Child, twin_env
 
 TWINS = ["c", "python"]
 

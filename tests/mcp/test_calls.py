@@ -9,10 +9,10 @@ import threading
 import time
 
 import pytest
-from mcp_helpers import call, notification, replay, request
 from mcp_types import methods as wire_types
 
 from ferrule.mcp import ReplayTransport, Server, progress, tool
+from testkit.mcp import call, notification, replay, request
 
 
 @tool

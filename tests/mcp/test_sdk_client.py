@@ -12,9 +12,9 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
-from mcp_helpers import EXAMPLE_SERVER, SAMPLE_SERVER, twin_env
 
 from mcp import ClientSession
+from testkit.mcp import EXAMPLE_SERVER, SAMPLE_SERVER, twin_env
 
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
 

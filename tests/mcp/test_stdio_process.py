@@ -9,7 +9,8 @@ import time
 
 import orjson
 import pytest
-from mcp_helpers import SAMPLE_SERVER, call, notification, request, twin_env
+
+from testkit.mcp import SAMPLE_SERVER, call, notification, request, twin_env
 
 
 def initialize(child, version="2025-11-25"):

@@ -1,24 +1,17 @@
 """Fixtures of the relay shell's tests: the serve loop, the envelope, the one-shot CLI, the goldens.
 
-Unit tests drive the loop in-process with a scripted Session (relay_stub) or end to end through the
+Unit tests drive the loop in-process with a scripted Session (testkit.relay_stub) or end to end through the
 recorded-transcript analyzer double (double/); the `live` tests drive the real rust-analyzer through
 one shared `ferrule serve` process and fail, not skip, when no analyzer is found.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import os
+import shutil
+import subprocess
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # helper modules beside the tests (names prefixed relay_ to stay unique)
-    sys.path.insert(0, str(HERE))
-
-import os  # noqa: E402
-import shutil  # noqa: E402
-import subprocess  # noqa: E402
-
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(scope="session")

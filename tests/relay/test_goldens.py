@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-import relay_golden as golden
-from relay_scenarios import FIXTURE, SCENARIOS
+
+from testkit import golden
+from testkit.scenarios import FIXTURE, SCENARIOS
 
 HERE = Path(__file__).resolve().parent
 GOLDENS = sorted(p for p in (HERE / "goldens").glob("*.ndjson") if p.stem != "cli")  # cli: test_cli.py

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-import relay_golden as golden
-from relay_helpers import by_id, frame
 
 from ferrule.relay import OP_NAMES
+from testkit import golden
+from testkit.relay import by_id, frame
 
 pytestmark = pytest.mark.live
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -10,11 +10,11 @@ import os
 
 import orjson
 import pytest
-from relay_helpers import by_id, frame, run_loop
-from relay_stub import factory
 
 from ferrule.project import OpTimeout, WorkspaceUnloadable
 from ferrule.relay import OP_NAMES
+from testkit.relay import by_id, frame, run_loop
+from testkit.relay_stub import factory
 
 POS = {"line": 1, "character": 0}
 
