@@ -19,8 +19,8 @@ def test_mcp_server_soak_short():
 
 
 @pytest.mark.live
-def test_relay_soak_short(analyzer_env):
-    result = SOAK.soak_relay(3_000, analyzer_env["RUST_ANALYZER"], warmup=1_000, window=300, env=analyzer_env)
+def test_relay_soak_short(analyzer):
+    result = SOAK.soak_relay(3_000, analyzer.path, warmup=1_000, window=300, env=analyzer.env)
     SOAK.report([result])
     assert result.failures() == []
     assert result.end.children >= 1, "the analyzer was running throughout"

@@ -3,7 +3,6 @@ and the next one served, and a 5 MB Rust file validated by the relay against the
 
 from __future__ import annotations
 
-import os
 import sys
 
 import orjson
@@ -16,17 +15,9 @@ from testkit.serve_process import REPO_EXAMPLE, ServeProcess, copy_crate, ok, pl
 MIB = 1 << 20
 
 
-@pytest.fixture(params=["c", "python"])
-def echo_server(request, tmp_path):
-    from ferrule import capture
-
-    if request.param == "c" and capture.NO_EXTENSIONS:
-        pytest.skip("compiled modules switched off (FERRULE_NO_EXTENSIONS or not CPython)")
-    env = dict(os.environ)
-    env.pop("FERRULE_NO_EXTENSIONS", None)
-    if request.param == "python":
-        env["FERRULE_NO_EXTENSIONS"] = "1"
-    server = McpProcess([sys.executable, str(REPO_EXAMPLE)], env, tmp_path / "echo.err")
+@pytest.fixture
+def echo_server(twin, tmp_path):
+    server = McpProcess([sys.executable, str(REPO_EXAMPLE)], twin.env(), tmp_path / "echo.err")
     server.initialize()
     yield server
     server.kill()
@@ -61,9 +52,9 @@ def test_a_line_over_the_bound_is_refused_and_the_next_one_served(echo_server):
 
 
 @pytest.mark.live
-def test_a_5_mb_rust_file_is_validated_by_the_relay(tmp_path, analyzer_env):
+def test_a_5_mb_rust_file_is_validated_by_the_relay(tmp_path, analyzer):
     root = copy_crate("faultcrate", tmp_path)
-    wrapper, _ = plain_wrapper(tmp_path, analyzer_env["RUST_ANALYZER"])
+    wrapper, _ = plain_wrapper(tmp_path, analyzer.path)
     lines = ["#![no_std]", "pub mod alpha;", "pub mod beta;", "pub mod gamma;"]
     size = 0
     while size < 5 * MIB:
@@ -72,7 +63,7 @@ def test_a_5_mb_rust_file_is_validated_by_the_relay(tmp_path, analyzer_env):
     lines.append("pub fn last() -> u32 { missing_at_the_end }")
     text = "\n".join(lines) + "\n"
     assert len(text) > 5 * MIB
-    serve = ServeProcess(root, {**analyzer_env, "RUST_ANALYZER": str(wrapper)}, tmp_path / "serve.err")
+    serve = ServeProcess(root, {**analyzer.env, "RUST_ANALYZER": str(wrapper)}, tmp_path / "serve.err")
     try:  # the crate root's text for this op only: a 5 MB frame, and a 5 MB file for the analyzer
         result = ok(serve.call("validate", {"file": "src/lib.rs", "content": text, "timeout_ms": 120_000},
                                timeout=180))

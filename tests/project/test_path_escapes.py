@@ -70,9 +70,9 @@ RELAY_OPS = {
 }
 
 
-def test_every_relay_op_refuses_every_escape(world, analyzer_env, tmp_path):
-    wrapper, _ = plain_wrapper(tmp_path, analyzer_env["RUST_ANALYZER"])
-    serve = ServeProcess(world["root"], {**analyzer_env, "RUST_ANALYZER": str(wrapper)}, tmp_path / "serve.err")
+def test_every_relay_op_refuses_every_escape(world, analyzer, tmp_path):
+    wrapper, _ = plain_wrapper(tmp_path, analyzer.path)
+    serve = ServeProcess(world["root"], {**analyzer.env, "RUST_ANALYZER": str(wrapper)}, tmp_path / "serve.err")
     try:
         assert ok(serve.call("validate", {"file": "src/lib.rs"}))["diagnostics"] == []
         watch = AccessWatch(world["outside"])
@@ -113,10 +113,10 @@ MCP_TOOLS = {
 
 
 @pytest.fixture(scope="module")
-def mcp(world, analyzer_env, tmp_path_factory):
+def mcp(world, analyzer, tmp_path_factory):
     logs = tmp_path_factory.mktemp("mcp")
-    wrapper, _ = plain_wrapper(logs, analyzer_env["RUST_ANALYZER"])
-    server = McpProcess(mcp_command(world["root"]), {**analyzer_env, "RUST_ANALYZER": str(wrapper)},
+    wrapper, _ = plain_wrapper(logs, analyzer.path)
+    server = McpProcess(mcp_command(world["root"]), {**analyzer.env, "RUST_ANALYZER": str(wrapper)},
                         logs / "mcp.err")
     server.initialize()
     assert server.tool("rust_validate", {"file": "src/lib.rs"})["isError"] is False  # the analyzer is up

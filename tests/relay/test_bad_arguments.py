@@ -17,10 +17,10 @@ from testkit.serve_process import ServeProcess, copy_crate, error, ok, plain_wra
 pytestmark = pytest.mark.live
 
 
-def test_the_relay_refuses_a_position_past_u32(tmp_path, analyzer_env):
+def test_the_relay_refuses_a_position_past_u32(tmp_path, analyzer):
     root = copy_crate("faultcrate", tmp_path)
-    wrapper, _ = plain_wrapper(tmp_path, analyzer_env["RUST_ANALYZER"])
-    serve = ServeProcess(root, {**analyzer_env, "RUST_ANALYZER": str(wrapper)}, tmp_path / "serve.err")
+    wrapper, _ = plain_wrapper(tmp_path, analyzer.path)
+    serve = ServeProcess(root, {**analyzer.env, "RUST_ANALYZER": str(wrapper)}, tmp_path / "serve.err")
     try:
         for number, position in enumerate((b'{"line":18446744073709551615,"character":0}',
                                            b'{"line":1,"character":9223372036854775808}',
@@ -34,10 +34,10 @@ def test_the_relay_refuses_a_position_past_u32(tmp_path, analyzer_env):
         serve.kill()
 
 
-def test_a_position_past_64_bits_is_a_protocol_error_and_leaves_nothing_pending(tmp_path, analyzer_env,
+def test_a_position_past_64_bits_is_a_protocol_error_and_leaves_nothing_pending(tmp_path, analyzer,
                                                                                 monkeypatch):
     root = copy_crate("faultcrate", tmp_path)
-    wrapper, _ = plain_wrapper(tmp_path, analyzer_env["RUST_ANALYZER"])
+    wrapper, _ = plain_wrapper(tmp_path, analyzer.path)
     with SyncSession(root, analyzer=str(wrapper)) as session:
         session.call("init", {})
         for position in ({"line": 10**30, "character": 0}, {"line": 1, "character": 10**30}):
@@ -47,10 +47,10 @@ def test_a_position_past_64_bits_is_a_protocol_error_and_leaves_nothing_pending(
 
 
 @pytest.mark.parametrize("tool", ["rust_type", "rust_complete", "rust_scope"])
-def test_mcp_tools_refuse_a_position_past_what_lsp_carries(tmp_path, analyzer_env, tool):
+def test_mcp_tools_refuse_a_position_past_what_lsp_carries(tmp_path, analyzer, tool):
     root = copy_crate("faultcrate", tmp_path)
-    wrapper, _ = plain_wrapper(tmp_path, analyzer_env["RUST_ANALYZER"])
-    server = McpProcess(mcp_command(root), {**analyzer_env, "RUST_ANALYZER": str(wrapper)}, tmp_path / "mcp.err")
+    wrapper, _ = plain_wrapper(tmp_path, analyzer.path)
+    server = McpProcess(mcp_command(root), {**analyzer.env, "RUST_ANALYZER": str(wrapper)}, tmp_path / "mcp.err")
     try:
         server.initialize()
         result = server.tool(tool, {"file": "src/lib.rs", "line": 1e30, "character": 0})

@@ -74,8 +74,8 @@ def release_neutral(args: list[str], stdout: str, names: frozenset[str]) -> list
 
 @pytest.mark.live
 @pytest.mark.parametrize("run", LIVE_RUNS, ids=run_id)
-def test_cli_live(run, crate, rust_analyzer):
-    done = golden.run_cli(run["args"], crate / run["cwd"], rust_analyzer)
+def test_cli_live(run, crate, analyzer):
+    done = golden.run_cli(run["args"], crate / run["cwd"], analyzer.path)
     printed = done.stdout.replace(str(crate), golden.ROOT_MARK)
     names = golden.project_names(crate)
     assert (done.returncode, release_neutral(run["args"], printed, names)) == (

@@ -21,7 +21,7 @@ BUDGET = {"timeout_ms": 180_000}  # the first check builds the workspace
 
 
 @pytest.fixture(scope="module")
-def crate(tmp_path_factory, analyzer_path, private_cache) -> Path:
+def crate(tmp_path_factory, analyzer, private_cache) -> Path:
     return copy_crate("shadowcrate", tmp_path_factory.mktemp("compile"))
 
 

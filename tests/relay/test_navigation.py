@@ -23,7 +23,7 @@ pytestmark = pytest.mark.live
 
 
 @pytest.fixture(scope="module")
-def orders(tmp_path_factory, analyzer_path) -> Path:
+def orders(tmp_path_factory, analyzer) -> Path:
     return copy_crate("orders", tmp_path_factory.mktemp("nav"))
 
 

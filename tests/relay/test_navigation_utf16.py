@@ -17,7 +17,7 @@ REPORT = "src/report.rs"
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory, analyzer_path) -> Iterator[tuple[SyncSession, Path]]:
+def session(tmp_path_factory, analyzer) -> Iterator[tuple[SyncSession, Path]]:
     crate = copy_crate("orders", tmp_path_factory.mktemp("nav16"))
     with live_session(crate, env={"FERRULE_POSITION_ENCODING": "utf-16"}) as live:
         assert live.init_result["position_encoding"] == "utf-16"

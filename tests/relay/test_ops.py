@@ -286,14 +286,14 @@ def test_paths_outside_the_root_are_refused(stdcrate_session, bad):
         assert caught.value.kind == "protocol"
 
 
-def test_symlink_out_of_the_root_is_refused(tmp_path, analyzer_path):
+def test_symlink_out_of_the_root_is_refused(tmp_path, analyzer):
     # A crate of its own: a file that appears and vanishes under the shared analyzer's watched folders
     # can make rust-analyzer 1.96 panic at a later request (its VFS loses the file's source root).
     crate = copy_crate("stdcrate", tmp_path / "own")
     secret = tmp_path / "secret.rs"
     secret.write_text("pub fn secret() {}\n")
     os.symlink(secret, crate / "src" / "leak.rs")
-    with SyncSession(crate, analyzer=analyzer_path) as session:
+    with SyncSession(crate, analyzer=analyzer.path) as session:
         with pytest.raises(BadRequest, match="outside the project root"):
             session.call("validate", {"file": "src/leak.rs"})
         assert session.session.client is None, "refused before any analyzer started: nothing was read"

@@ -18,11 +18,11 @@ ANALYZERS = ["current", pytest.param("old", marks=pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module", params=ANALYZERS)
-def session(request, tmp_path_factory, analyzer_path, private_cache) -> Iterator[SyncSession]:
+def session(request, tmp_path_factory, analyzer, private_cache) -> Iterator[SyncSession]:
     crate = copy_crate("shadowcrate", tmp_path_factory.mktemp("nostd"))
     no_std = tmp_path_factory.mktemp("empty-rust-src")
-    analyzer = os.environ["RUST_ANALYZER_OLD"] if request.param == "old" else analyzer_path
-    with live_session(crate, env={"RUST_SRC_PATH": str(no_std)}, analyzer=analyzer, quiet_policy=True) as live:
+    binary = os.environ["RUST_ANALYZER_OLD"] if request.param == "old" else analyzer.path
+    with live_session(crate, env={"RUST_SRC_PATH": str(no_std)}, analyzer=binary, quiet_policy=True) as live:
         yield live
 
 

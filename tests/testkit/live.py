@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,13 +31,38 @@ def copy_crate(name: str, into: Path) -> Path:
     return target
 
 
+_OFFLINE_ENV = Path("/opt/rust-offline/env.sh")
+
+
+def _offline_exports() -> dict[str, str]:
+    """The variables the offline set-up script exports (what `make test` sources before pytest)."""
+    found = {}
+    if _OFFLINE_ENV.is_file():
+        for line in _OFFLINE_ENV.read_text().splitlines():
+            if line.startswith("export ") and "=" in line:
+                name, value = line[len("export "):].split("=", 1)
+                found[name.strip()] = value.strip().strip('"')
+    return found
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    path: str  # the rust-analyzer binary the live tests drive
+    env: dict[str, str]  # a child's environment: this one, that analyzer, and a cache folder of the run's own
+
+
 @pytest.fixture(scope="session")
-def analyzer_path() -> str:
+def analyzer(tmp_path_factory) -> Analyzer:
+    """The real rust-analyzer, found once for the run; a clear failure (never a skip) without one."""
+    env = dict(os.environ) if "RUST_ANALYZER" in os.environ else {**_offline_exports(), **os.environ}
     try:
-        return resolve_analyzer().path
+        found = resolve_analyzer(env=env)
     except AnalyzerMissing as missing:
-        pytest.fail(f"the live relay tests need rust-analyzer: {missing.message}\n{missing.recipe}\n"
+        pytest.fail(f"the live tests need rust-analyzer: {missing.message}\n{missing.recipe}\n"
                     "(source scripts/rust-env.sh, or /opt/rust-offline/env.sh on the offline machines)")
+    # compile mirrors and the analyzer's build output of the children stay out of the user's cache
+    env.update(RUST_ANALYZER=found.path, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("cache")))
+    return Analyzer(found.path, env)
 
 
 @contextlib.contextmanager
@@ -78,7 +104,7 @@ def private_cache(tmp_path_factory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def stdcrate(tmp_path_factory, analyzer_path) -> Path:
+def stdcrate(tmp_path_factory, analyzer) -> Path:
     return copy_crate("stdcrate", tmp_path_factory.mktemp("shared"))
 
 
@@ -118,24 +144,3 @@ def push_session(stdcrate) -> Iterator[SyncSession]:
     with live_session(stdcrate, env={"FERRULE_DIAGNOSTICS": "push"}) as session:
         yield session
 
-
-@pytest.fixture(scope="session")
-def analyzer_env() -> dict[str, str]:
-    """The environment a server needs to run the real rust-analyzer; fails (not skips) without one."""
-    from ferrule.project import AnalyzerMissing
-    from ferrule.relay.resolve import resolve_analyzer
-
-    env = dict(os.environ)
-    offline = Path("/opt/rust-offline/env.sh")
-    if "RUST_ANALYZER" not in env and offline.is_file():
-        for line in offline.read_text().splitlines():
-            if line.startswith("export ") and "=" in line:
-                name, value = line[len("export "):].split("=", 1)
-                env[name.strip()] = value.strip().strip('"')
-    try:
-        found = resolve_analyzer(env=env)
-    except AnalyzerMissing as missing:
-        pytest.fail(f"the live tests need rust-analyzer: {missing.message}; {missing.recipe} "
-                    "(or `. /opt/rust-offline/env.sh`)")
-    env["RUST_ANALYZER"] = found.path
-    return env

@@ -25,14 +25,6 @@ ENVELOPE = {
 }
 
 
-def twin_env(twin: str, **extra: str) -> dict[str, str]:
-    env = dict(os.environ, **extra)
-    env.pop("FERRULE_NO_EXTENSIONS", None)
-    if twin == "python":
-        env["FERRULE_NO_EXTENSIONS"] = "1"
-    return env
-
-
 def request(msg_id: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     msg: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
     if params is not None:

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from testkit.lines import LineProcess
+from testkit.waiting import wait_for
 
 HERE = Path(__file__).resolve().parent
 CRATES = HERE.parent / "fixtures"
@@ -83,14 +84,6 @@ def pending_input(pid: int) -> int | None:
         return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
     finally:
         os.close(fd)
-
-
-def wait_for(predicate, seconds: float = 10.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds}s waiting for {what}")
-        time.sleep(0.01)
 
 
 def stopped(pid: int) -> bool:

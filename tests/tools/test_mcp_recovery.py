@@ -25,11 +25,11 @@ RESTARTED = "a fresh one was started for this call with every overlay re-applied
 
 
 @pytest.fixture
-def tools(tmp_path, analyzer_env, monkeypatch):
-    for name, value in analyzer_env.items():
+def tools(tmp_path, analyzer, monkeypatch):
+    for name, value in analyzer.env.items():
         monkeypatch.setenv(name, value)
     root = copy_crate("faultcrate", tmp_path)
-    wrapper, log, control = proxy_wrapper(tmp_path, analyzer_env["RUST_ANALYZER"])
+    wrapper, log, control = proxy_wrapper(tmp_path, analyzer.path)
     relay = SharedRelay(root, analyzer=str(wrapper), cool_down=COOL_DOWN)
     named = {tool.name: tool for tool in relay_tools(relay)}
     named["launches"], named["control"] = log, control

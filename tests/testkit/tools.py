@@ -1,7 +1,8 @@
-"""Fixtures of the Rust MCP server's tests.
+"""Helpers of the Rust MCP server's tests.
 
-`scripted_link` builds the server's relay link over scripted sessions, for the fast unit tests; the
-live tests (marked `live`) run the real rust-analyzer behind the real MCP SDK client.
+`scripted_link` builds the server's relay link over scripted sessions, for the fast unit tests; for
+the live tests, `run_server` runs `ferrule mcp` behind the official MCP SDK client, and the process
+helpers find the server and its analyzer in /proc.
 """
 
 from __future__ import annotations
@@ -9,9 +10,13 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
-import pytest
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from ferrule.tools.relay_link import SharedRelay
 
@@ -62,44 +67,11 @@ def scripted_link(tmp_path, *script, starts=None):
     return SharedRelay(tmp_path, analyzer="/opt/ra", session_factory=factory), sessions
 
 
-
-
 # ---- the live chain: the real server process, the real analyzer, the official MCP client ---------
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CRATE = REPO / "examples" / "demo-crate"
 STD_CRATE = REPO / "tests" / "fixtures" / "stdcrate"
-_OFFLINE_ENV = Path("/opt/rust-offline/env.sh")
-_ANALYZER_VARS = ("RUST_ANALYZER", "RUST_SRC_PATH", "CARGO_HOME", "RUSTUP_HOME", "RUST_OFFLINE_CRATES")
-
-
-def _offline_exports() -> dict[str, str]:
-    """The variables the offline set-up script exports (what `make test` sources before pytest)."""
-    found = {}
-    if _OFFLINE_ENV.is_file():
-        for line in _OFFLINE_ENV.read_text().splitlines():
-            if line.startswith("export ") and "=" in line:
-                name, value = line[len("export "):].split("=", 1)
-                found[name.strip()] = value.strip().strip('"')
-    return found
-
-
-@pytest.fixture(scope="session")
-def analyzer_env(tmp_path_factory) -> dict[str, str]:
-    """The environment a server needs to find and run rust-analyzer, with a cache folder of its own
-    (compile mirrors, the analyzer's build output); fails (not skips) without an analyzer."""
-    from ferrule.project import AnalyzerMissing
-    from ferrule.relay.resolve import resolve_analyzer
-
-    env = {name: os.environ[name] for name in _ANALYZER_VARS if os.environ.get(name)}
-    if "RUST_ANALYZER" not in env:
-        env = {**_offline_exports(), **env}
-    try:
-        resolve_analyzer(env={**os.environ, **env})
-    except AnalyzerMissing as missing:
-        pytest.fail(f"the live tests need rust-analyzer: {missing.message}; {missing.recipe} "
-                    "(or `. /opt/rust-offline/env.sh`)")
-    return {**env, "XDG_CACHE_HOME": str(tmp_path_factory.mktemp("cache"))}
 
 
 def copy_crate(source: Path, into: Path) -> Path:
@@ -155,3 +127,37 @@ def server_pid() -> int:
 def analyzer_pids(server: int) -> list[int]:
     return [pid for pid in child_pids(server)
             if alive(pid) and any("rust-analyzer" in part for part in command_line(pid)[:1])]
+
+
+def run_server(root: Path, env: dict[str, str], body: Callable[[ClientSession], Awaitable[Any]],
+               *extra: str, errlog: Path) -> Any:
+    """Start `ferrule mcp` on `root` through the SDK's stdio client, initialise, run `body`, close."""
+    command, args = server_command(root, *extra)
+
+    async def main() -> Any:
+        params = StdioServerParameters(command=command, args=args, env=env, cwd=str(root))
+        with errlog.open("w") as err:
+            async with stdio_client(params, errlog=err) as (read, write):
+                async with ClientSession(read, write) as session:
+                    hello = await session.initialize()
+                    assert hello.server_info.name == "ferrule"
+                    assert "1-based" in (hello.instructions or "")
+                    return await body(session)
+
+    try:
+        return anyio.run(main)
+    except BaseException:
+        print("--- server stderr ---\n" + errlog.read_text(errors="replace"))
+        raise
+
+
+def text_of(result: Any) -> str:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return result.content[0].text
+
+
+def locate(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
+    """(1-based line, 0-based UTF-8 byte column) of `needle` plus `offset` characters."""
+    index = text.index(needle) + offset
+    start = text.rfind("\n", 0, index) + 1
+    return text.count("\n", 0, index) + 1, len(text[start:index].encode("utf-8"))
