@@ -17,7 +17,8 @@ Requests it understands (besides initialize/shutdown):
   textDocument/hover        -> a fixed hover (`let x: u8`); document notifications are ignored
 Environment: FAKE_ENCODINGS (comma list the server accepts, first offered match wins; default utf-16),
 FAKE_IGNORE_SHUTDOWN=1 (never answer shutdown, ignore exit), FAKE_STDERR (text written to stderr),
-FAKE_LOAD_GAP_MS (the start-up load runs in two phases, quiescent for that long between them).
+FAKE_LOAD_GAP_MS (the start-up load runs in two phases, quiescent for that long between them),
+FAKE_LOADED_FIFO (a FIFO that gets `loaded` once test/phases has written its last message).
 `--version` prints a version line and exits, as rust-analyzer does.
 """
 
@@ -95,6 +96,9 @@ def phases(gap: float) -> None:
     send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "reload", "value": {"kind": "end"}}})
     send({**status, "params": {"health": "ok", "quiescent": True}})
     send({"jsonrpc": "2.0", "method": "test/loaded", "params": {}})
+    if os.environ.get("FAKE_LOADED_FIFO"):  # tells a test whose loop is stopped that all of it is written
+        with open(os.environ["FAKE_LOADED_FIFO"], "wb") as fifo:
+            fifo.write(b"loaded")
 
 
 def ask(method: str, params) -> object:

@@ -1,7 +1,7 @@
 """A scripted stand-in for Session, for the serve loop's unit tests only (the live tests use the real one).
 
 It answers every op by echoing it (its typed params as the frame would carry them), after a delay
-chosen per (op, file), and records when each op started and ended, so a test can see the order the
+chosen per (op, file) (seconds, or an asyncio.Event the op waits for), and records when each op started and ended, so a test can see the order the
 loop ran them in.
 """
 
@@ -18,7 +18,7 @@ class StubSession:
     def __init__(self, root, *, analyzer=None, on_progress=None, delays=None, failures=None) -> None:
         self.root = root
         self.analyzer = analyzer
-        self.delays: dict[tuple[str, str | None], float] = dict(delays or {})
+        self.delays: dict[tuple[str, str | None], float | asyncio.Event] = dict(delays or {})
         self.failures: dict[tuple[str, str | None], BaseException] = dict(failures or {})
         self.events: list[tuple[str, str, str | None, Any]] = []  # (start|end, op, file, content)
         self.calls: list[tuple[str, dict[str, Any]]] = []
@@ -30,7 +30,11 @@ class StubSession:
         file = params.get("file")
         self.calls.append((op, dict(params)))
         self.events.append(("start", op, file, params.get("content")))
-        await asyncio.sleep(self.delays.get((op, file), self.delays.get((op, None), 0)))
+        delay = self.delays.get((op, file), self.delays.get((op, None), 0))
+        if isinstance(delay, asyncio.Event):  # held until the test says; a loop that never says fails, not hangs
+            await asyncio.wait_for(delay.wait(), 10)
+        else:
+            await asyncio.sleep(delay)
         self.events.append(("end", op, file, params.get("content")))
         failure = self.failures.get((op, file))
         if failure is not None:
