@@ -23,12 +23,13 @@ build: $(STAMP)
 demo: build
 	source scripts/rust-env.sh && $(BIN)/ferrule demo
 
-# Both implementations: the twin tests are parametrized over C and Python; the whole suite then
-# runs once more with the compiled modules switched off, minus the live analyzer tests.
+# Both implementations: the twin tests are parametrized over C and Python (the `twin` fixture of
+# tests/conftest.py); the whole suite then runs once more with the compiled modules switched off, minus
+# the live analyzer tests, where the C twin's tests (marked c_extension) are deselected.
 # The live run keeps pytest's header, which names the rust-analyzer release and path it drove.
 test: build
 	source scripts/rust-env.sh && $(BIN)/python -m pytest
-	FERRULE_NO_EXTENSIONS=1 $(BIN)/python -m pytest -q -m "not live" -p no:randomly
+	FERRULE_NO_EXTENSIONS=1 $(BIN)/python -m pytest -q -m "not live" -p no:randomly --no-c-extensions
 
 # The live analyzer tests once more, against the older rust-analyzer release and its own standard
 # library (`make test` covers the current one): the suite holds on both.

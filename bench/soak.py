@@ -7,7 +7,7 @@
 MCP: the example echo server (examples/echo_server.py) over its stdio pipes, fed ping, tools/list,
 tools/call (valid, invalid arguments, unknown tool), unknown methods, both eras, notifications and
 malformed lines, written as fast as the pipe takes them while a reader tallies the answers.
-Relay: `ferrule serve` over the reliability fault crate with the real rust-analyzer, fed validate
+Relay: `ferrule serve` over the fault fixture crate with the real rust-analyzer, fed validate
 (with and without content), type, complete, scope, update (set and drop) and refused frames (bad JSON,
 unknown ops, escaping paths), with up to --window ops in flight.
 
@@ -39,8 +39,8 @@ sys.path.insert(0, str(HERE))
 from _report import print_table  # noqa: E402
 
 ECHO_SERVER = REPO / "examples" / "echo_server.py"
-CRATE = REPO / "tests" / "reliability" / "crates" / "faultcrate"
-SYSROOT_STUB = REPO / "tests" / "reliability" / "crates" / "sysroot-stub" / "library"
+CRATE = REPO / "tests" / "fixtures" / "faultcrate"
+SYSROOT_STUB = REPO / "tests" / "fixtures" / "sysroot-stub" / "library"
 RSS_TARGET_KIB = 5 * 1024
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}

@@ -19,10 +19,11 @@ from pathlib import Path
 
 PYTEST_INI = """[pytest]
 addopts = --import-mode=importlib -ra -p no:cacheprovider
+pythonpath = tests
 timeout = 300
 markers =
     live: drives the real rust-analyzer
-    c_extension: needs the compiled modules
+    c_extension: runs on the compiled modules (the C twin); --no-c-extensions deselects it
     slow: long-running
 """
 

@@ -1,45 +1,22 @@
-"""Fixtures for the capture guard: both twins, and fds 0/2 the tests own."""
+"""Fixtures for the capture guard: the guard of each twin (the root conftest's `twin`), and fds 0/2
+the tests own."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from ferrule import capture
-
-TWINS = ["c", "python"]
-
-
-def load_twin(name: str) -> ModuleType:
-    """The twin's module; the compiled one must load unless extensions are switched off."""
-    if name == "python":
-        return importlib.import_module("ferrule._capture_py")
-    if capture.NO_EXTENSIONS:
-        pytest.skip("compiled modules switched off (FERRULE_NO_EXTENSIONS or not CPython)")
-    return importlib.import_module("ferrule._capture")
-
-
-@pytest.fixture(params=TWINS)
-def twin(request: pytest.FixtureRequest) -> ModuleType:
-    return load_twin(request.param)
+from testkit.twins import Twin
 
 
 @pytest.fixture
-def capture_stderr(twin: ModuleType):
-    return twin.capture_stderr
-
-
-@pytest.fixture(scope="session")
-def all_twins() -> list[ModuleType]:
-    names = ["python"] if capture.NO_EXTENSIONS else TWINS
-    return [load_twin(name) for name in names]
+def capture_stderr(twin: Twin):
+    return twin.capture.capture_stderr
 
 
 @contextmanager

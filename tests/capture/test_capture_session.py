@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import random
 import re
 import subprocess
 import sys
@@ -14,6 +12,7 @@ import pytest
 
 from ferrule._capture_shared import ACTIVE
 from ferrule.capture import CaptureBusy, Captured
+from testkit.storm import assert_storm_is_harmless
 
 NOTE = re.compile(r"^\[stderr truncated: the first (\d+) bytes were cut\]\n")
 
@@ -37,7 +36,7 @@ def test_each_window_gets_exactly_its_own_bytes_and_the_rest_reaches_stderr(twin
         # sys.stderr block-buffered on fd 2 itself: only the session's flushes move its text to the fd
         monkeypatch.setattr(sys, "stderr", open(2, "w", closefd=False, buffering=1 << 16))
         before = identity(2)
-        with twin.CaptureSession() as session:
+        with twin.capture.CaptureSession() as session:
             assert identity(2) != before
             os.write(2, b"server start|")
             first = window(session, lambda: (os.write(2, b"call one"), print("+py", file=sys.stderr, end="")))
@@ -54,7 +53,7 @@ def test_each_window_gets_exactly_its_own_bytes_and_the_rest_reaches_stderr(twin
 
 def test_bytes_between_windows_are_forwarded_at_begin_and_forward_in_order(twin, own_stderr):
     with own_stderr() as path:
-        with twin.CaptureSession() as session:
+        with twin.capture.CaptureSession() as session:
             os.write(2, b"one|")
             assert path.read_bytes() == b""  # still in the capture file
             session.begin()
@@ -71,7 +70,7 @@ def test_bytes_between_windows_are_forwarded_at_begin_and_forward_in_order(twin,
 
 def test_forward_inside_a_window_leaves_the_window_alone(twin, own_stderr):
     with own_stderr() as path:
-        with twin.CaptureSession() as session:
+        with twin.capture.CaptureSession() as session:
             session.begin()
             os.write(2, b"mine")
             session.forward()
@@ -81,7 +80,7 @@ def test_forward_inside_a_window_leaves_the_window_alone(twin, own_stderr):
 
 def test_a_background_thread_between_windows_is_forwarded_not_attributed(twin, own_stderr):
     with own_stderr() as path:
-        with twin.CaptureSession() as session:
+        with twin.capture.CaptureSession() as session:
             writer = threading.Thread(target=os.write, args=(2, b"from a thread|"))
             writer.start()
             writer.join()
@@ -90,7 +89,7 @@ def test_a_background_thread_between_windows_is_forwarded_not_attributed(twin, o
 
 
 def test_the_limit_keeps_the_tail_with_the_capture_note(twin):
-    with twin.CaptureSession() as session:
+    with twin.capture.CaptureSession() as session:
         os.write(2, b"before the window")  # not the window's: never counted in its size or cut
         cut = window(session, lambda: os.write(2, b"0123456789"), limit=5)
         exact = window(session, lambda: os.write(2, b"0123456789"), limit=10)
@@ -104,7 +103,7 @@ def test_the_limit_keeps_the_tail_with_the_capture_note(twin):
 @pytest.mark.parametrize("char", ["é", "€", "😀"])
 def test_the_limit_never_splits_a_character(twin, char):
     body = ("x" + char * 10).encode()
-    with twin.CaptureSession() as session:
+    with twin.capture.CaptureSession() as session:
         for limit in range(1, len(body)):
             seen = window(session, lambda: os.write(2, body), limit=limit)
             note = NOTE.match(seen.text)
@@ -117,8 +116,8 @@ def test_the_limit_never_splits_a_character(twin, char):
 
 def test_bad_limits_and_thresholds_are_refused(twin):
     with pytest.raises(ValueError, match="threshold"):
-        twin.CaptureSession(-1)
-    with twin.CaptureSession() as session:
+        twin.capture.CaptureSession(-1)
+    with twin.capture.CaptureSession() as session:
         session.begin()
         with pytest.raises(ValueError, match="limit"):
             session.end(-1)
@@ -137,7 +136,7 @@ def test_a_child_in_a_window_is_captured_and_what_it_says_after_is_forwarded(twi
         assert child.stdout.readline() == b"ready\n"  # the window ends once the child spoke; it lives on
 
     with own_stderr() as path:
-        with twin.CaptureSession() as session:
+        with twin.capture.CaptureSession() as session:
             seen = window(session, start)
             children[0].communicate(b"go\n", timeout=60)  # it speaks between windows, and exits
             later = window(session, lambda: os.write(2, b"next call"))
@@ -148,7 +147,7 @@ def test_a_child_in_a_window_is_captured_and_what_it_says_after_is_forwarded(twi
 
 def test_a_child_writing_a_megabyte_in_a_window_never_blocks_and_every_byte_comes_back(twin, megabyte_writer):
     argv, payload = megabyte_writer
-    with twin.CaptureSession(threshold=1 << 19) as session:
+    with twin.capture.CaptureSession(threshold=1 << 19) as session:
         whole = window(session, lambda: subprocess.run(argv, timeout=120))
         assert session.begin() == 0, "past the threshold the file was emptied"
         session.end()
@@ -161,7 +160,7 @@ def test_a_child_writing_a_megabyte_in_a_window_never_blocks_and_every_byte_come
 
 def test_the_file_is_emptied_past_the_threshold_between_windows(twin, own_stderr):
     with own_stderr() as path:
-        with twin.CaptureSession(threshold=1000) as session:
+        with twin.capture.CaptureSession(threshold=1000) as session:
             os.write(2, b"a" * 999)
             assert session.begin() == 999  # under the threshold: kept, the window starts after it
             session.end()
@@ -176,7 +175,7 @@ def test_fd2_is_restored_and_nothing_lost_when_the_run_raises(twin, own_stderr):
     with own_stderr() as path:
         before = identity(2)
         with pytest.raises(ZeroDivisionError):
-            with twin.CaptureSession() as session:
+            with twin.capture.CaptureSession() as session:
                 os.write(2, b"between|")
                 session.begin()
                 os.write(2, b"in the open window")
@@ -191,26 +190,26 @@ def test_fd2_is_restored_after_a_keyboardinterrupt(twin, own_stderr):
     with own_stderr() as path:
         before = identity(2)
         with pytest.raises(KeyboardInterrupt):
-            with twin.CaptureSession() as session:
+            with twin.capture.CaptureSession() as session:
                 window(session, lambda: os.write(2, b"call"))
                 os.write(2, b"said before the interrupt")
                 raise KeyboardInterrupt
         assert identity(2) == before
         assert not ACTIVE.locked()
     assert path.read_bytes() == b"said before the interrupt"
-    with twin.capture_stderr() as after:  # the guard is free and the file starts empty
+    with twin.capture.capture_stderr() as after:  # the guard is free and the file starts empty
         os.write(2, b"next")
     assert after.text == "next"
 
 
 def test_captures_and_windows_do_not_nest(twin, all_twins):
-    with twin.CaptureSession() as session:
+    with twin.capture.CaptureSession() as session:
         for other in all_twins:
             with pytest.raises(CaptureBusy, match=r"docs/MCP\.md §4\.2"):
-                with other.capture_stderr():
+                with other.capture.capture_stderr():
                     pass
             with pytest.raises(CaptureBusy):
-                with other.CaptureSession():
+                with other.capture.CaptureSession():
                     pass
         with pytest.raises(CaptureBusy):
             with session:
@@ -224,13 +223,13 @@ def test_captures_and_windows_do_not_nest(twin, all_twins):
     with pytest.raises(RuntimeError, match="not open"):
         session.begin()
     for other in all_twins:
-        with other.capture_stderr() as free:
+        with other.capture.capture_stderr() as free:
             os.write(2, b"free again")
         assert free.text == "free again"
 
 
 def test_a_session_can_be_opened_again(twin):
-    session = twin.CaptureSession()
+    session = twin.capture.CaptureSession()
     for run in ("first", "second"):
         with session:
             assert session.active
@@ -242,7 +241,7 @@ def test_an_invalid_fd2_stays_invalid_and_windows_still_capture(twin):
     saved = os.dup(2)
     try:
         os.close(2)
-        with twin.CaptureSession() as session:
+        with twin.capture.CaptureSession() as session:
             os.write(2, b"nowhere to go")  # between windows, with no stderr to forward to: dropped
             assert window(session, lambda: os.write(2, b"into the void")).text == "into the void"
         with pytest.raises(OSError):
@@ -254,7 +253,7 @@ def test_an_invalid_fd2_stays_invalid_and_windows_still_capture(twin):
 
 def test_pytest_capfd_gets_its_fd_back_with_the_forwarded_text(twin, capfd):
     os.write(2, b"before|")
-    with twin.CaptureSession() as session:
+    with twin.capture.CaptureSession() as session:
         os.write(2, b"between|")
         seen = window(session, lambda: os.write(2, b"inside"))
     os.write(2, b"after")
@@ -282,7 +281,7 @@ print("print after the session", flush=True)
 
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 def test_fd1_follows_fd2_when_stdout_is_private(twin, unbuffered):
-    name = "python" if twin.__name__.endswith("_py") else "c"
+    name = str(twin)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     if unbuffered:  # sys.stdout and sys.stderr then write straight through: nothing to flush
         env["PYTHONUNBUFFERED"] = "1"
@@ -296,14 +295,4 @@ def test_fd1_follows_fd2_when_stdout_is_private(twin, unbuffered):
 
 @pytest.mark.parametrize("mode", ["capture", "session"])
 def test_real_sigints_at_random_moments_never_lose_fd2_or_the_guard(twin, mode):
-    name = "python" if twin.__name__.endswith("_py") else "c"
-    script = os.path.join(os.path.dirname(__file__), "sigint_storm.py")
-    # FERRULE_STORM_SEED replays a storm's gaps between signals; the seed is printed either way.
-    seed = os.environ.get("FERRULE_STORM_SEED") or str(random.randrange(1 << 32))
-    print(f"sigint storm seed: {seed}")
-    done = subprocess.run([sys.executable, script, name, "2", mode, seed], capture_output=True, timeout=60)
-    assert done.returncode == 0, done.stderr[-2000:]
-    counts = json.loads(done.stdout.splitlines()[-1])
-    assert counts["interrupted"] > 100, counts  # the storm did land inside captures
-    faults = ("wrong_text", "fd2_lost", "guard_held", "busy", "other")
-    assert {k: counts[k] for k in faults} == dict.fromkeys(faults, 0), counts
+    assert_storm_is_harmless(twin, mode, seconds=2)

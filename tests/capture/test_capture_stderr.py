@@ -94,9 +94,9 @@ def test_a_nested_capture_is_refused_citing_the_spec(capture_stderr):
 def test_the_twins_share_one_guard(all_twins):
     for outer in all_twins:
         for inner in all_twins:
-            with outer.capture_stderr():
+            with outer.capture.capture_stderr():
                 with pytest.raises(CaptureBusy):
-                    with inner.capture_stderr():
+                    with inner.capture.capture_stderr():
                         pass
 
 

@@ -27,6 +27,6 @@ def test_the_switch_selects_the_python_twin():
 
 def test_both_twins_share_the_public_types(all_twins):
     for twin in all_twins:
-        with twin.capture_stderr() as seen:
+        with twin.capture.capture_stderr() as seen:
             pass
         assert type(seen) is capture.Captured

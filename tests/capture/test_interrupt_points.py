@@ -19,12 +19,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from types import ModuleType
 
 import pytest
 
 from ferrule import _capture_helpers, _capture_py, _capture_shared
 from ferrule._capture_shared import ACTIVE
+from testkit.twins import Twin
 
 CAPTURE_SOURCES = {_capture_py.__file__, _capture_shared.__file__, _capture_helpers.__file__}
 
@@ -34,9 +34,9 @@ def identity(fd: int) -> tuple[int, int]:
     return st.st_dev, st.st_ino
 
 
-def capture_cycle(twin: ModuleType) -> Callable[[], object]:
+def capture_cycle(twin: Twin) -> Callable[[], object]:
     def cycle() -> object:
-        capture = twin.capture_stderr(4096)
+        capture = twin.capture.capture_stderr(4096)
         with capture:
             os.write(2, b"inside\n")
         return capture
@@ -44,9 +44,9 @@ def capture_cycle(twin: ModuleType) -> Callable[[], object]:
     return cycle
 
 
-def session_cycle(twin: ModuleType) -> Callable[[], object]:
+def session_cycle(twin: Twin) -> Callable[[], object]:
     def cycle() -> object:
-        session = twin.CaptureSession()
+        session = twin.capture.CaptureSession()
         with session:
             session.begin()
             try:
@@ -104,7 +104,7 @@ def test_an_interrupt_at_every_point_leaves_fd2_and_the_guard(twin, mode, own_st
             interrupted_at.append(where)
             point += 1
         cycle()  # and the next one runs as usual
-    if twin is _capture_py:
+    if not twin.compiled:
         assert len(interrupted_at) > 20, interrupted_at  # the interrupts did reach inside the capture
     else:
         # The compiled twin's steps call no Python code, so nothing can interrupt them.

@@ -12,7 +12,7 @@ NOTE = re.compile(r"^\[stderr truncated: the first (\d+) bytes were cut\]\n")
 
 
 def _through(twin, pieces: list[bytes], limit: int | None):
-    with twin.capture_stderr(limit=limit) as seen:
+    with twin.capture.capture_stderr(limit=limit) as seen:
         for piece in pieces:
             os.write(2, piece)
     return seen

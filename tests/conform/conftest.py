@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # conform_helpers beside the tests
-    sys.path.insert(0, str(HERE))
-
-from conform_helpers import CRATES  # noqa: E402
+from testkit.conform import CRATES
 
 
 @pytest.fixture

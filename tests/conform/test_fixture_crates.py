@@ -6,10 +6,9 @@ tests/conform/crates/tidy follows every rule and must pass with no findings.
 
 from __future__ import annotations
 
-from conform_helpers import CRATES, expected_findings
-
 from ferrule.conform import Policy
 from ferrule.conform.gate import run_gate
+from testkit.conform import CRATES, expected_findings
 
 
 def _findings(root):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tests.relay_live.conftest import position_of
 
 from ferrule.conform import in_test_code
 from ferrule.conform.facts import extract
+from testkit.live import position_of
 
 SOURCE = '''\
 pub fn domain(x: Option<u8>) -> u8 {

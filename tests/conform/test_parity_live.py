@@ -15,11 +15,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conform_helpers import CRATES
 
 from ferrule.project import AnalyzerMissing
 from ferrule.relay.resolve import resolve_analyzer
 from ferrule.relay.sync import SyncSession
+from testkit.conform import CRATES
 
 pytestmark = pytest.mark.live
 

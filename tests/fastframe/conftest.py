@@ -1,27 +1,9 @@
-"""Both twins of ferrule.fastframe: every behaviour test runs against the C and the Python one."""
+"""Fixtures for ferrule.fastframe: each behaviour test takes the root conftest's `twin` and runs
+against the C and the Python framers (`twin.fastframe`)."""
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
 import pytest
-
-from ferrule._twins import NO_EXTENSIONS
-
-TWINS = ["ferrule._fastframe", "ferrule._fastframe_py"]
-
-
-def load_twin(name: str) -> ModuleType:
-    if name == "ferrule._fastframe" and NO_EXTENSIONS:
-        pytest.skip("FERRULE_NO_EXTENSIONS is set: the compiled twin is switched off")
-    # A normal build must have the compiled twin: a failed import fails the test, it does not skip.
-    return importlib.import_module(name)
-
-
-@pytest.fixture(params=TWINS, ids=["c", "python"])
-def impl(request: pytest.FixtureRequest) -> ModuleType:
-    return load_twin(request.param)
 
 
 def drive(framer, chunks, drain: bool = True) -> list:

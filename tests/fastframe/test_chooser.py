@@ -11,10 +11,9 @@ import pytest
 import ferrule._fastframe_py
 import ferrule.fastframe
 from ferrule import _frame_errors
-from ferrule._twins import NO_EXTENSIONS
 
 
-@pytest.mark.skipif(NO_EXTENSIONS, reason="compiled twins switched off")
+@pytest.mark.c_extension
 def test_compiled_twin_loaded():
     # Fails when the extension was not built or does not import: the build is broken, not slow.
     assert ferrule.fastframe.IMPLEMENTATION == "c"
@@ -28,16 +27,16 @@ def test_switch_selects_python_twin():
     assert out.stdout.split() == ["python", "ferrule._fastframe_py"]
 
 
-def test_one_error_class_for_both_twins(impl):
-    assert impl.FrameError is _frame_errors.FrameError is ferrule.fastframe.FrameError
-    assert impl.FrameTooLarge is _frame_errors.FrameTooLarge is ferrule.fastframe.FrameTooLarge
-    assert issubclass(impl.FrameTooLarge, impl.FrameError)
-    assert issubclass(impl.FrameError, ValueError)
+def test_one_error_class_for_both_twins(twin):
+    assert twin.fastframe.FrameError is _frame_errors.FrameError is ferrule.fastframe.FrameError
+    assert twin.fastframe.FrameTooLarge is _frame_errors.FrameTooLarge is ferrule.fastframe.FrameTooLarge
+    assert issubclass(twin.fastframe.FrameTooLarge, twin.fastframe.FrameError)
+    assert issubclass(twin.fastframe.FrameError, ValueError)
 
 
-def test_same_public_names(impl):
+def test_same_public_names(twin):
     names = {"FrameError", "FrameTooLarge", "LineFramer", "LspFramer", "LineIndex", "convert_column",
              "encode_lsp"}
-    assert names <= set(dir(impl))
+    assert names <= set(dir(twin.fastframe))
     assert names <= set(ferrule.fastframe.__all__)
     assert set(ferrule._fastframe_py.__all__) == names

@@ -7,52 +7,52 @@ import pytest
 from ferrule.fastframe import FrameError, FrameTooLarge
 
 
-def test_complete_lines_and_remainder(impl):
-    framer = impl.LineFramer()
+def test_complete_lines_and_remainder(twin):
+    framer = twin.fastframe.LineFramer()
     assert framer.feed(b'{"a":1}\n{"b":2}\n{"c"') == [b'{"a":1}', b'{"b":2}']
     assert framer.pending == 4
     assert framer.feed(b":3}\n") == [b'{"c":3}']
     assert framer.pending == 0
 
 
-def test_crlf_stripped_once_and_lone_cr_kept(impl):
-    framer = impl.LineFramer()
+def test_crlf_stripped_once_and_lone_cr_kept(twin):
+    framer = twin.fastframe.LineFramer()
     assert framer.feed(b"a\r\nb\r\r\nc\rd\n\r\n") == [b"a", b"b\r", b"c\rd", b""]
 
 
-def test_empty_lines_are_lines(impl):
-    assert impl.LineFramer().feed(b"\n\nx\n") == [b"", b"", b"x"]
+def test_empty_lines_are_lines(twin):
+    assert twin.fastframe.LineFramer().feed(b"\n\nx\n") == [b"", b"", b"x"]
 
 
-def test_cr_and_lf_split_across_feeds(impl):
-    framer = impl.LineFramer()
+def test_cr_and_lf_split_across_feeds(twin):
+    framer = twin.fastframe.LineFramer()
     assert framer.feed(b"abc\r") == []
     assert framer.feed(b"\n") == [b"abc"]
 
 
-def test_every_single_byte_split(impl):
+def test_every_single_byte_split(twin):
     data = "héllo wörld 😀\r\n{}\nlast\r\n".encode()
-    framer = impl.LineFramer()
+    framer = twin.fastframe.LineFramer()
     got = [line for i in range(len(data)) for line in framer.feed(data[i : i + 1])]
     assert got == ["héllo wörld 😀".encode(), b"{}", b"last"]
     assert framer.pending == 0
 
 
-def test_accepts_bytearray_and_memoryview(impl):
-    framer = impl.LineFramer()
+def test_accepts_bytearray_and_memoryview(twin):
+    framer = twin.fastframe.LineFramer()
     assert framer.feed(bytearray(b"a\nb")) == [b"a"]
     assert framer.feed(memoryview(b"c\n")) == [b"bc"]
 
 
-def test_line_at_the_limit_passes_and_its_cr_does_not_count(impl):
-    framer = impl.LineFramer(max_line=5)
+def test_line_at_the_limit_passes_and_its_cr_does_not_count(twin):
+    framer = twin.fastframe.LineFramer(max_line=5)
     assert framer.feed(b"12345\n12345\r\n") == [b"12345", b"12345"]
     assert framer.feed(b"12345\r") == []
     assert framer.feed(b"\n") == [b"12345"]
 
 
-def test_long_line_raises_once_keeps_preceding_lines_and_what_follows(impl):
-    framer = impl.LineFramer(max_line=5)
+def test_long_line_raises_once_keeps_preceding_lines_and_what_follows(twin):
+    framer = twin.fastframe.LineFramer(max_line=5)
     with pytest.raises(FrameTooLarge) as info:
         framer.feed(b"ok\nthis line is too long\nafter\nmore")
     assert info.value.lines == [b"ok"]
@@ -63,8 +63,8 @@ def test_long_line_raises_once_keeps_preceding_lines_and_what_follows(impl):
     assert framer.feed(b"\n") == [b"more"]
 
 
-def test_long_unfinished_line_raises_early_then_discards_to_newline(impl):
-    framer = impl.LineFramer(max_line=8)
+def test_long_unfinished_line_raises_early_then_discards_to_newline(twin):
+    framer = twin.fastframe.LineFramer(max_line=8)
     with pytest.raises(FrameTooLarge) as info:
         framer.feed(b"one\n" + b"x" * 9)
     assert info.value.lines == [b"one"]
@@ -75,27 +75,27 @@ def test_long_unfinished_line_raises_early_then_discards_to_newline(impl):
     assert framer.feed(b"xx\ntwo\n") == [b"two"]
 
 
-def test_long_line_split_at_every_point_gives_one_error(impl, feed_all):
+def test_long_line_split_at_every_point_gives_one_error(twin, feed_all):
     data = b"a\n" + b"z" * 20 + b"\r\nb\nc\r\n"
     for cut in range(1, len(data)):
-        events = feed_all(impl.LineFramer(max_line=10), [data[:cut], data[cut:]])
+        events = feed_all(twin.fastframe.LineFramer(max_line=10), [data[:cut], data[cut:]])
         assert events == [b"a", ("error", "FrameTooLarge", None), b"b", b"c"], cut
 
 
-def test_two_long_lines_in_one_feed(impl, feed_all):
-    events = feed_all(impl.LineFramer(max_line=3), [b"aaaa\nbbbb\nc\n"])
+def test_two_long_lines_in_one_feed(twin, feed_all):
+    events = feed_all(twin.fastframe.LineFramer(max_line=3), [b"aaaa\nbbbb\nc\n"])
     assert events == [("error", "FrameTooLarge", None), ("error", "FrameTooLarge", None), b"c"]
 
 
-def test_bad_limit(impl):
+def test_bad_limit(twin):
     with pytest.raises(ValueError):
-        impl.LineFramer(max_line=0)
-    assert impl.LineFramer().max_line == 64 * 1024 * 1024
+        twin.fastframe.LineFramer(max_line=0)
+    assert twin.fastframe.LineFramer().max_line == 64 * 1024 * 1024
 
 
-def test_input_buffer_released_even_after_an_error(impl):
+def test_input_buffer_released_even_after_an_error(twin):
     # A bytearray cannot grow while something still holds its buffer.
-    framer = impl.LineFramer(max_line=4)
+    framer = twin.fastframe.LineFramer(max_line=4)
     first = bytearray(b"a\nbc")
     assert framer.feed(first) == [b"a"]
     first.extend(b"x")
@@ -106,8 +106,8 @@ def test_input_buffer_released_even_after_an_error(impl):
     assert framer.feed(b"xx\nok\n") == [b"ok"]
 
 
-def test_multi_megabyte_line_in_pieces(impl):
-    framer = impl.LineFramer()
+def test_multi_megabyte_line_in_pieces(twin):
+    framer = twin.fastframe.LineFramer()
     piece = bytes(range(11, 256)) * 256
     for _ in range(60):
         assert framer.feed(piece) == []

@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ferrule._fastframe_py as py
+from testkit.twins import C
 
-# `impl` (either twin, from conftest) holds no state between examples.
+# `twin` (either twin, from the root conftest) holds no state between examples.
 PROPERTY = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
 def c():
-    """The compiled twin, for the tests that hold it against the Python one."""
-    if os.environ.get("FERRULE_NO_EXTENSIONS"):
-        pytest.skip("FERRULE_NO_EXTENSIONS is set: no compiled twin to compare")
-    import ferrule._fastframe as compiled  # a normal build has it: an ImportError fails the tests
-
-    return compiled
+    """The compiled framers, for the tests (marked c_extension) that hold them against the Python ones."""
+    return C.fastframe
 
 
 def cut(data: bytes, points: list[int]) -> list[bytes]:
@@ -65,6 +60,7 @@ line_streams = st.lists(
 ).map(b"".join)
 
 
+@pytest.mark.c_extension
 @PROPERTY
 @given(data=line_streams, points=splits, limit=st.integers(min_value=1, max_value=12))
 def test_line_framers_agree(c, data, points, limit):
@@ -74,9 +70,9 @@ def test_line_framers_agree(c, data, points, limit):
 
 @PROPERTY
 @given(data=line_streams, points=splits, limit=st.integers(min_value=1, max_value=12))
-def test_line_framing_independent_of_split(impl, data, points, limit):
-    whole = flat(impl.LineFramer(max_line=limit), [data])
-    assert flat(impl.LineFramer(max_line=limit), cut(data, points)) == whole
+def test_line_framing_independent_of_split(twin, data, points, limit):
+    whole = flat(twin.fastframe.LineFramer(max_line=limit), [data])
+    assert flat(twin.fastframe.LineFramer(max_line=limit), cut(data, points)) == whole
 
 
 def lsp_message(body: bytes, headers: list[bytes]) -> bytes:
@@ -103,6 +99,7 @@ pieces = st.one_of(
 lsp_streams = st.lists(pieces, max_size=12).map(b"".join)
 
 
+@pytest.mark.c_extension
 @PROPERTY
 @given(data=lsp_streams, points=splits, limit=st.integers(min_value=1, max_value=40))
 def test_lsp_framers_agree(c, data, points, limit):
@@ -112,16 +109,16 @@ def test_lsp_framers_agree(c, data, points, limit):
 
 @PROPERTY
 @given(data=lsp_streams, points=splits, limit=st.integers(min_value=1, max_value=40))
-def test_lsp_framing_independent_of_split(impl, data, points, limit):
-    whole = flat(impl.LspFramer(max_body=limit), [data])
-    assert flat(impl.LspFramer(max_body=limit), cut(data, points)) == whole
+def test_lsp_framing_independent_of_split(twin, data, points, limit):
+    whole = flat(twin.fastframe.LspFramer(max_body=limit), [data])
+    assert flat(twin.fastframe.LspFramer(max_body=limit), cut(data, points)) == whole
 
 
 @PROPERTY
 @given(bodies=st.lists(st.binary(max_size=300), max_size=10), points=splits)
-def test_lsp_encode_then_frame_gives_the_bodies(impl, bodies, points):
-    stream = b"".join(map(impl.encode_lsp, bodies))
-    assert flat(impl.LspFramer(), cut(stream, points)) == bodies
+def test_lsp_encode_then_frame_gives_the_bodies(twin, bodies, points):
+    stream = b"".join(map(twin.fastframe.encode_lsp, bodies))
+    assert flat(twin.fastframe.LspFramer(), cut(stream, points)) == bodies
 
 
 # --- positions -------------------------------------------------------------------------------
@@ -153,7 +150,7 @@ def boundaries(line: str, encoding: str) -> list[int]:
 
 @PROPERTY
 @given(line=lines)
-def test_conversions_match_reference(impl, line):
+def test_conversions_match_reference(twin, line):
     # Every column, in every direction: character starts, insides (rounded down) and past the end.
     for src in ENCODINGS:
         starts = boundaries(line, src)
@@ -161,19 +158,19 @@ def test_conversions_match_reference(impl, line):
             index = max(i for i, start in enumerate(starts) if start <= column)
             for dst in ENCODINGS:
                 expected = boundaries(line, dst)[index]
-                assert impl.convert_column(line, column, src, dst) == expected, (src, column, dst)
+                assert twin.fastframe.convert_column(line, column, src, dst) == expected, (src, column, dst)
 
 
 @PROPERTY
 @given(line=lines)
-def test_conversions_round_trip_at_every_character(impl, line):
+def test_conversions_round_trip_at_every_character(twin, line):
     for point in range(len(line) + 1):
         for enc in ENCODINGS:
-            units = impl.convert_column(line, point, "utf-32", enc)
-            assert impl.convert_column(line, units, enc, "utf-32") == point
+            units = twin.fastframe.convert_column(line, point, "utf-32", enc)
+            assert twin.fastframe.convert_column(line, units, enc, "utf-32") == point
             for other in ENCODINGS:
-                there = impl.convert_column(line, units, enc, other)
-                assert impl.convert_column(line, there, other, enc) == units
+                there = twin.fastframe.convert_column(line, units, enc, other)
+                assert twin.fastframe.convert_column(line, there, other, enc) == units
 
 
 texts = st.lists(st.one_of(chars, st.sampled_from(["\n", "\r\n", "\r", "\n\n"])), max_size=60).map("".join)
@@ -204,9 +201,9 @@ class NaiveIndex:
 
 @PROPERTY
 @given(text=texts, data=st.data())
-def test_line_index_matches_naive_reference(impl, text, data):
+def test_line_index_matches_naive_reference(twin, text, data):
     naive = NaiveIndex(text)
-    index = impl.LineIndex(text)
+    index = twin.fastframe.LineIndex(text)
     assert index.line_count == len(naive.lines)
     assert [index.line(n) for n in range(index.line_count)] == naive.lines
     queries = data.draw(st.lists(st.tuples(st.integers(0, len(naive.lines) + 1), st.integers(0, 50),

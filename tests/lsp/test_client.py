@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 from ferrule.lsp import LspClient, RequestTimeout, ResponseError, ServerExited
 
-FAKE = str(Path(__file__).with_name("fake_server.py"))
+FAKE = str(Path(__file__).resolve().parents[1] / "testkit" / "fake_lsp_server.py")
 
 
 def run(coro):
@@ -181,9 +182,10 @@ def test_running_progress_keeps_the_server_busy_though_it_says_quiescent():
         await client.request("test/progress", {"kind": "begin", "token": "index"})
         assert client.quiescent and client.busy
         assert await client.wait_quiescent(0.2) is False
-        waiting = asyncio.ensure_future(client.wait_quiescent(10, settle=0.05))
-        await asyncio.sleep(0.1)
-        assert not waiting.done()
+        waiting = asyncio.ensure_future(client.wait_quiescent(10))
+        await client.request("test/status", {"quiescent": True})  # a state event: the wait looks again
+        await client.request("test/echo", {})  # a round trip: the wait has had every chance to end
+        assert not waiting.done(), "running progress must keep the wait going"
         await client.request("test/progress", {"kind": "end", "token": "index"})
         assert await waiting is True
         assert not client.busy
@@ -197,7 +199,7 @@ def test_pushed_diagnostics_wait_for_the_document_version():
         client = await started()
         waiter = asyncio.ensure_future(client.wait_diagnostics("file:///a.rs", 3, 5))
         await client.request("test/publish", {"uri": "file:///a.rs", "version": 2, "message": "old"})
-        await asyncio.sleep(0.05)
+        await client.request("test/echo", {})  # a round trip after the push: the wait had every chance to end
         assert not waiter.done(), "an older version must not satisfy the wait"
         await client.request("test/publish", {"uri": "file:///a.rs", "version": 3, "message": "new"})
         assert [d["message"] for d in await waiter] == ["new"]
@@ -240,12 +242,16 @@ def test_timeout_cancels_the_request_and_the_client_stays_usable():
 def test_task_cancellation_sends_cancel_request():
     async def body():
         client = await started()
+        assert await client.wait_quiescent(10)  # the start-up talk is over
+        await client.request("test/seen", {})
         task = asyncio.ensure_future(client.request("test/delay", {"ms": 5000}))
-        await asyncio.sleep(0.05)
+        await client.request("test/echo", {})  # by its answer the task has run and sent its request
+        assert client.in_flight == 1
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         assert client.in_flight == 0
+        assert await client.request("test/seen", {}) == ["test/echo", "test/delay", "$/cancelRequest"]
         assert await client.request("test/echo", {"ok": 1}) == {"ok": 1}
         await client.shutdown()
 
@@ -256,7 +262,7 @@ def test_crash_fails_pending_requests_and_later_ones():
     async def body():
         client = await started(FAKE_STDERR="panicked at the disco\n")
         pending = asyncio.ensure_future(client.request("test/delay", {"ms": 5000}))
-        await asyncio.sleep(0.05)
+        await client.request("test/echo", {})  # by its answer the delay is on its way, ahead of the crash
         with pytest.raises(ServerExited):
             await client.request("test/crash", {"status": 7})
         with pytest.raises(ServerExited):
@@ -340,19 +346,21 @@ def test_the_server_has_a_process_group_of_its_own_in_our_session(loop):
     run_on(loop, body())
 
 
-def test_catch_up_reads_what_the_server_wrote_while_the_loop_was_not_running():
+def test_catch_up_reads_what_the_server_wrote_while_the_loop_was_not_running(tmp_path):
     """A loop run only during calls (SyncSession) must see the server as it is when a call begins."""
-    import time
-
+    fifo = tmp_path / "loaded"
+    os.mkfifo(fifo)
+    told = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # readable once the server has written to it
     loop = asyncio.new_event_loop()
     try:
-        client = loop.run_until_complete(started())
+        client = loop.run_until_complete(started(FAKE_LOADED_FIFO=str(fifo)))
         loaded = []
         client.notification_handlers["test/loaded"] = loaded.append
         # the server loads in two phases from a thread of its own, after this answer: the last status
         # and `test/loaded` land while the loop is stopped
         loop.run_until_complete(client.request("test/phases", {"gap_ms": 50}, timeout=5))
-        time.sleep(0.5)
+        assert select.select([told], [], [], 10)[0] == [told], "the server never said it had loaded"
+        assert os.read(told, 16) == b"loaded"
         assert loaded == [], "nothing has read the pipe yet"
         loop.run_until_complete(client.catch_up())
         assert loaded == [{}]
@@ -360,6 +368,7 @@ def test_catch_up_reads_what_the_server_wrote_while_the_loop_was_not_running():
         loop.run_until_complete(client.shutdown())
     finally:
         loop.close()
+        os.close(told)
 
 
 class _CountingWrites:

@@ -1,41 +1,16 @@
-"""Fixtures for ferrule.mcp: both twins of the modules it builds on, and server subprocesses."""
+"""Fixtures for ferrule.mcp: server subprocesses on either twin of the modules it builds on (the root
+conftest's `twin`), and the capture mode of an in-process server."""
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ferrule import capture
-
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # helper modules beside the tests (prefixed mcp_ to stay unique)
-    sys.path.insert(0, str(HERE))
-
-from mcp_helpers import SAMPLE_SERVER, Child, twin_env  # noqa: E402
-
-TWINS = ["c", "python"]
-
-
-@pytest.fixture(params=TWINS)
-def twin(request: pytest.FixtureRequest) -> str:
-    """Which twins (compiled or pure Python) of fastframe and capture the server runs on."""
-    if request.param == "c" and capture.NO_EXTENSIONS:
-        pytest.skip("compiled modules switched off (FERRULE_NO_EXTENSIONS or not CPython)")
-    return request.param
-
-
-@pytest.fixture
-def use_twin(twin: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """In-process: the server's capture guard comes from the chosen twin."""
-    module = importlib.import_module("ferrule._capture" if twin == "c" else "ferrule._capture_py")
-    monkeypatch.setattr(capture, "capture_stderr", module.capture_stderr)
-    monkeypatch.setattr(capture, "CaptureSession", module.CaptureSession)
-    return twin
+from testkit.mcp import SAMPLE_SERVER, Child
+from testkit.twins import Twin
 
 
 @pytest.fixture(params=["per-call", "session"])
@@ -53,8 +28,8 @@ def spawn(tmp_path: Path) -> Iterator[Any]:
     """spawn(twin, script=SAMPLE_SERVER, **env) -> a running Child, killed at teardown."""
     children: list[Child] = []
 
-    def start(twin: str, script: Path = SAMPLE_SERVER, **env: str) -> Child:
-        child = Child(script, twin_env(twin, **env), tmp_path / f"stderr-{len(children)}.txt")
+    def start(twin: Twin, script: Path = SAMPLE_SERVER, **env: str) -> Child:
+        child = Child(script, twin.env(**env), tmp_path / f"stderr-{len(children)}.txt")
         children.append(child)
         return child
 

@@ -86,8 +86,19 @@ def nap(seconds: float) -> str:
 @tools.tool
 def later(marker: str, seconds: float = 0.05) -> str:
     """Leaves a thread and a child behind that write to stderr once the call is over."""
-    subprocess.Popen([sys.executable, "-c", f"import sys, time; time.sleep({seconds}); print('child {marker}', file=sys.stderr)"])
-    threading.Thread(target=lambda: (time.sleep(seconds), os.write(2, f"thread {marker}\n".encode()))).start()
+    # each then creates <marker>.child / <marker>.thread in $SAMPLE_SPOKEN, if set: the test's event
+    spoken = os.path.join(os.environ.get("SAMPLE_SPOKEN", ""), marker)
+    told = f"open({spoken + '.child'!r}, 'w').close()" if os.environ.get("SAMPLE_SPOKEN") else "pass"
+    subprocess.Popen([sys.executable, "-c", f"import sys, time; time.sleep({seconds}); "
+                      f"print('child {marker}', file=sys.stderr, flush=True); {told}"])
+
+    def speak() -> None:
+        time.sleep(seconds)
+        os.write(2, f"thread {marker}\n".encode())
+        if os.environ.get("SAMPLE_SPOKEN"):
+            open(spoken + ".thread", "w").close()
+
+    threading.Thread(target=speak).start()
     return f"left {marker} behind"
 
 

@@ -9,10 +9,10 @@ import threading
 import time
 
 import pytest
-from mcp_helpers import call, notification, replay, request
 from mcp_types import methods as wire_types
 
 from ferrule.mcp import ReplayTransport, Server, progress, tool
+from testkit.mcp import call, notification, replay, request
 
 
 @tool
@@ -52,6 +52,8 @@ def steps(count: int) -> str:
 
 
 late: list[bool] = []
+lingerers: list[threading.Thread] = []
+call_over = threading.Event()  # set by the test once the server has answered the call
 
 
 @tool
@@ -59,11 +61,12 @@ def lingering() -> str:
     """Starts a thread that reports progress after the call returned."""
 
     def later() -> None:
-        time.sleep(0.05)
+        call_over.wait(10)
         late.append(progress(99, 100, "too late"))
 
     progress(1, 100)
-    threading.Thread(target=later).start()
+    lingerers.append(threading.Thread(target=later))
+    lingerers[-1].start()
     return "returned"
 
 
@@ -181,9 +184,11 @@ def test_progress_without_a_token_sends_nothing(server):
 
 def test_nothing_follows_the_final_response(server):
     late.clear()
+    call_over.clear()
     transport = ReplayTransport([call(1, "lingering", _meta={"progressToken": "t"})])
     server.run(transport)
-    time.sleep(0.2)
+    call_over.set()
+    lingerers.pop().join(10)  # the thread has tried to report, after the call was over
     out = transport.messages()
     assert [m.get("method", m.get("id")) for m in out] == ["notifications/progress", 1]
     assert late == [False]

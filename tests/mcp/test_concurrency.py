@@ -9,9 +9,9 @@ import threading
 from typing import Any
 
 import pytest
-from mcp_helpers import call, modern, notification, request
 
 from ferrule.mcp import ReplayTransport, Server, progress, tool
+from testkit.mcp import call, modern, notification, request
 
 BOUND = 10.0  # seconds: only reached when the behaviour under test is missing
 

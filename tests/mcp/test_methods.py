@@ -4,10 +4,10 @@ against the official wire types of the revision it was answered in."""
 from __future__ import annotations
 
 import pytest
-from mcp_helpers import ENVELOPE, call, modern, notification, replay, request
 from mcp_types import methods as wire_types
 
 from ferrule.mcp import Server, ToolOutput, ToolSet, tool
+from testkit.mcp import ENVELOPE, call, modern, notification, replay, request
 
 HANDSHAKE = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 

@@ -4,6 +4,7 @@ mode the client offers: `legacy` (initialize handshake), `auto` (server/discover
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,20 +13,21 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
-from mcp_helpers import EXAMPLE_SERVER, SAMPLE_SERVER, twin_env
 
 from mcp import ClientSession
+from testkit.mcp import EXAMPLE_SERVER, SAMPLE_SERVER
+from testkit.twins import Twin
 
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
 
 
-def server_params(twin: str, script: Path = SAMPLE_SERVER) -> StdioServerParameters:
-    env = twin_env(twin)
+def server_params(twin: Twin | None, script: Path = SAMPLE_SERVER) -> StdioServerParameters:
+    env = twin.env() if twin else dict(os.environ)  # no twin: the one a user's environment selects
     keep = {k: env[k] for k in ("PATH", "HOME", "FERRULE_NO_EXTENSIONS", "PYTHONPATH") if k in env}
     return StdioServerParameters(command=sys.executable, args=[str(script)], env=keep)
 
 
-def run_session(twin: str, mode: str, body, tmp_path: Path, script: Path = SAMPLE_SERVER):
+def run_session(twin: Twin | None, mode: str, body, tmp_path: Path, script: Path = SAMPLE_SERVER):
     async def main():
         with open(tmp_path / "server-stderr.txt", "w") as errlog:
             async with Client(stdio_client(server_params(twin, script), errlog=errlog), mode=mode) as client:
@@ -110,4 +112,4 @@ def test_the_example_server_works_with_the_official_client(mode, tmp_path):
         assert [t.name for t in listed.tools] == ["echo"]
         return (await client.call_tool("echo", {"text": "copied"})).content[0].text
 
-    assert run_session("c", mode, body, tmp_path, EXAMPLE_SERVER) == "copied"
+    assert run_session(None, mode, body, tmp_path, EXAMPLE_SERVER) == "copied"

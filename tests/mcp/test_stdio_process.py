@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import orjson
 import pytest
-from mcp_helpers import SAMPLE_SERVER, call, notification, request, twin_env
+
+from testkit.mcp import SAMPLE_SERVER, call, notification, request
+from testkit.waiting import wait_for
 
 
 def initialize(child, version="2025-11-25"):
@@ -27,7 +28,7 @@ def test_the_twins_asked_for_are_the_ones_serving(spawn, twin):
     child = spawn(twin)
     initialize(child)
     loaded = child.ask(call(1, "implementations"))["result"]["structuredContent"]
-    assert loaded == {"fastframe": twin, "capture": twin}
+    assert loaded == {"fastframe": str(twin), "capture": str(twin)}
 
 
 def test_serves_until_end_of_input_then_exits_0(spawn, twin):
@@ -71,20 +72,25 @@ def test_a_failing_tool_traceback_reaches_the_host_log_before_its_answer(spawn, 
     assert child.close_input() == 0
 
 
-def test_what_a_call_leaves_behind_reaches_the_host_log_not_the_next_report(spawn, twin):
-    child = spawn(twin)
+def spoken(folder, marker: str) -> bool:
+    """Whether the thread and the child a `later` call left behind have both written their line."""
+    return (folder / f"{marker}.thread").exists() and (folder / f"{marker}.child").exists()
+
+
+def test_what_a_call_leaves_behind_reaches_the_host_log_not_the_next_report(spawn, twin, tmp_path):
+    child = spawn(twin, SAMPLE_SPOKEN=str(tmp_path))
     assert text_of(child.ask(call(1, "later", {"marker": "m7"}))) == "left m7 behind"
-    time.sleep(1.0)  # the thread and the child speak while the server waits for input
+    wait_for(lambda: spoken(tmp_path, "m7"), what="the leftovers to speak while the server waits for input")
     assert text_of(child.ask(call(2, "echo", {"text": "clean"}))) == "clean"
     assert "thread m7" in child.stderr() and "child m7" in child.stderr()
     assert child.close_input() == 0
 
 
-def test_the_servers_own_stderr_reaches_the_host_log_at_the_end(spawn, twin):
-    child = spawn(twin)
+def test_the_servers_own_stderr_reaches_the_host_log_at_the_end(spawn, twin, tmp_path):
+    child = spawn(twin, SAMPLE_SPOKEN=str(tmp_path))
     child.send(call(1, "later", {"marker": "m8", "seconds": 0.3}))
     assert text_of(child.recv()) == "left m8 behind"
-    time.sleep(0.8)
+    wait_for(lambda: spoken(tmp_path, "m8"), what="the leftovers to speak while the server waits for input")
     assert child.close_input() == 0  # nothing more was asked: the exit forwards what is left
     assert "thread m8" in child.stderr()
 
@@ -222,7 +228,7 @@ def test_a_dead_channel_ends_the_loop_with_exit_0(spawn, twin):
 
 @pytest.mark.parametrize("closed", [0, 1])
 def test_a_closed_stdin_or_stdout_ends_the_server_with_a_note(twin, closed):
-    proc = subprocess.run([sys.executable, str(SAMPLE_SERVER)], env=twin_env(twin), capture_output=True,
+    proc = subprocess.run([sys.executable, str(SAMPLE_SERVER)], env=twin.env(), capture_output=True,
                           preexec_fn=lambda: os.close(closed), timeout=30)
     assert proc.returncode == 0
     assert b"no stdio channel to serve" in proc.stderr

@@ -6,10 +6,10 @@ import asyncio
 from typing import Annotated, Any, Literal, Optional
 
 import pytest
-from mcp_helpers import call, replay
 
 from ferrule.mcp import FunctionTool, InvalidTool, SchemaError, Server, Tool, ToolOutput, ToolSet, tool
 from ferrule.mcp.validate import compile_arguments
+from testkit.mcp import call, replay
 
 
 def test_a_three_line_tool():

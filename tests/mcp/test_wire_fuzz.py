@@ -11,9 +11,9 @@ import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_helpers import call, request
 
 from ferrule.mcp import ReplayTransport, Server, ToolOutput, tool
+from testkit.mcp import call, request
 
 
 @tool

@@ -6,9 +6,9 @@ import json
 
 import orjson
 import pytest
-from mcp_helpers import call, notification, replay, request
 
 from ferrule.mcp import LineTooLong, ReplayTransport, Server, ToolOutput, tool
+from testkit.mcp import call, notification, replay, request
 
 
 @tool

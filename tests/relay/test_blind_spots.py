@@ -1,5 +1,5 @@
 """Where the analyzer is blind, the words an answer carries: the cause and the fix, before the answer,
-on the terminal and in the MCP report. (The live cases: tests/relay_live/test_workspace.py and
+on the terminal and in the MCP report. (The live cases: tests/relay/test_workspace.py and
 test_proc_macros_unexpanded.py.)"""
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-import relay_golden as golden
-from relay_scenarios import FIXTURE
+
+from testkit import golden
+from testkit.scenarios import FIXTURE
 
 HERE = Path(__file__).resolve().parent
 RUNS = [json.loads(line) for line in (HERE / "goldens" / "cli.ndjson").read_text(encoding="utf-8").splitlines()]
@@ -57,7 +58,7 @@ VALUE_KINDS = {"variable", "enum_member", "function", "method", "constant", "fie
 
 def release_neutral(args: list[str], stdout: str, names: frozenset[str]) -> list[str]:
     """A printed answer with what the installed analyzer release words and ranks its own way reduced to
-    what every release agrees on (see relay_golden.release_neutral): the diagnostic wording, which
+    what every release agrees on (see testkit.golden.release_neutral): the diagnostic wording, which
     values rank first under `--max`, the prelude's members and every type's spelling."""
     lines = stdout.splitlines()
     rows = [re.split(r"\s{2,}", line.strip()) for line in lines]
@@ -73,8 +74,8 @@ def release_neutral(args: list[str], stdout: str, names: frozenset[str]) -> list
 
 @pytest.mark.live
 @pytest.mark.parametrize("run", LIVE_RUNS, ids=run_id)
-def test_cli_live(run, crate, rust_analyzer):
-    done = golden.run_cli(run["args"], crate / run["cwd"], rust_analyzer)
+def test_cli_live(run, crate, analyzer):
+    done = golden.run_cli(run["args"], crate / run["cwd"], analyzer.path)
     printed = done.stdout.replace(str(crate), golden.ROOT_MARK)
     names = golden.project_names(crate)
     assert (done.returncode, release_neutral(run["args"], printed, names)) == (

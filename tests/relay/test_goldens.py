@@ -8,12 +8,12 @@ timings), must equal the recorded ones batch by batch, in any order within a bat
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
-import relay_golden as golden
-from relay_scenarios import FIXTURE, SCENARIOS
+
+from testkit import golden
+from testkit.scenarios import FIXTURE, SCENARIOS
 
 HERE = Path(__file__).resolve().parent
 GOLDENS = sorted(p for p in (HERE / "goldens").glob("*.ndjson") if p.stem != "cli")  # cli: test_cli.py
@@ -53,13 +53,11 @@ def replay(path: Path, root: Path, analyzer: str, *, live: bool = False) -> None
 def test_golden_over_the_double(path, tmp_path):
     root = golden.copy_fixture(FIXTURE, tmp_path / "crate")
     transcript = HERE / "double" / "transcripts" / path.name
-    started = time.monotonic()
     replay(path, root, golden.fake_analyzer_wrapper(tmp_path, transcript))
-    assert time.monotonic() - started < 5, "the double is meant to make this a sub-second test"
 
 
 @pytest.mark.live
 @pytest.mark.parametrize("path", GOLDENS, ids=lambda p: p.stem)
-def test_golden_live(path, tmp_path, rust_analyzer):
+def test_golden_live(path, tmp_path, analyzer):
     root = golden.copy_fixture(FIXTURE, tmp_path / "crate")
-    replay(path, root, rust_analyzer, live=True)
+    replay(path, root, analyzer.path, live=True)

@@ -8,20 +8,21 @@ import stat
 from pathlib import Path
 
 import pytest
-import relay_golden as golden
-from relay_helpers import frame
+
+import testkit.golden as golden
+from testkit.relay import frame
 
 pytestmark = pytest.mark.live
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture
-def counted_analyzer(tmp_path, rust_analyzer) -> tuple[str, Path]:
+def counted_analyzer(tmp_path, analyzer) -> tuple[str, Path]:
     """A rust-analyzer that appends a line to a file each time it is spawned as a server."""
     spawns = tmp_path / "spawns"
     spawns.touch()
     wrapper = tmp_path / "rust-analyzer"
-    wrapper.write_text(f'#!/bin/sh\n[ "$1" = "--version" ] || echo spawn >> "{spawns}"\nexec "{rust_analyzer}" "$@"\n',
+    wrapper.write_text(f'#!/bin/sh\n[ "$1" = "--version" ] || echo spawn >> "{spawns}"\nexec "{analyzer.path}" "$@"\n',
                        encoding="utf-8")
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
     return str(wrapper), spawns

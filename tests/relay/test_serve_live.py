@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-import relay_golden as golden
-from relay_helpers import by_id, frame
 
 from ferrule.relay import OP_NAMES
+from testkit import golden
+from testkit.relay import by_id, frame
 
 pytestmark = pytest.mark.live
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -34,8 +34,8 @@ def crate(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def served(crate, rust_analyzer):
-    serve = golden.ServeProcess(crate, rust_analyzer)
+def served(crate, analyzer):
+    serve = golden.ServeProcess(crate, analyzer.path)
     yield serve
     serve.kill()
 
@@ -101,16 +101,13 @@ def test_pipelined_frames_are_answered_once_each_and_correlate_by_id(served, lib
     frames += [frame(f"v{i}", "validate", {"file": "src/text.rs"}) for i in range(5)]
     frames += [frame(f"c{i}", "complete", {"file": "src/shapes/circle.rs", "position": {"line": 7, "character": 38},
                                             "prefix": "rad", "max": 5}) for i in range(5)]
-    started = time.monotonic()
     answers = served.ask(*frames)
-    elapsed = time.monotonic() - started
     table = by_id(answers)
     assert set(table) == {f"t{i}" for i in range(60)} | {f"v{i}" for i in range(5)} | {f"c{i}" for i in range(5)}
     for request_id, display in expected.items():
         assert table[request_id]["result"]["display"] == display, request_id
     assert all(table[f"v{i}"]["result"]["diagnostics"] == [] for i in range(5))
     assert all([e["name"] for e in table[f"c{i}"]["result"]["entries"]] == ["radius"] for i in range(5))
-    assert elapsed < 60
 
 
 def test_ops_on_one_file_apply_in_arrival_order(served, lib_text):

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-import relay_golden as golden
-from relay_helpers import by_id, frame
-from relay_scenarios import FIXTURE, IDS, LIB, at
+
+from testkit import golden
+from testkit.relay import by_id, frame
+from testkit.scenarios import FIXTURE, IDS, LIB, at
 
 HERE = Path(__file__).resolve().parent
 TRANSCRIPT = HERE / "double" / "transcripts" / "ops.ndjson"

@@ -1,7 +1,7 @@
-"""The Session over a scripted language server (tests/lsp/fake_server.py) standing in for rust-analyzer,
+"""The Session over a scripted language server (tests/testkit/fake_lsp_server.py) standing in for rust-analyzer,
 so load phases, progress and the wire are exactly what each test says: when the analyzer counts as
 ready, when an answer says it was given while indexing, where the policy line goes, and what a transient
-op writes. The live counterparts are in tests/relay_live/.
+op writes. The live counterparts are in the `live` tests of tests/relay/.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from ferrule.project import BadRequest
 from ferrule.relay.session import Session
 
-FAKE = Path(__file__).resolve().parent.parent / "lsp" / "fake_server.py"
+FAKE = Path(__file__).resolve().parents[1] / "testkit" / "fake_lsp_server.py"
 AT = {"file": "src/lib.rs", "position": {"line": 1, "character": 4}}
 
 

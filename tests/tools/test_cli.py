@@ -11,7 +11,7 @@ import time
 import orjson
 import pytest
 
-from .conftest import DEMO_CRATE, alive, analyzer_pids, command_line, copy_crate
+from testkit.tools import DEMO_CRATE, alive, analyzer_pids, command_line, copy_crate
 
 HELLO = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
@@ -60,11 +60,11 @@ def test_a_root_without_cargo_toml_is_served_with_a_warning(tmp_path):
 
 @pytest.mark.live
 @pytest.mark.parametrize("moment", ["idle", "mid-call"])
-def test_sigterm_stops_the_server_and_its_analyzer(tmp_path, analyzer_env, moment):
+def test_sigterm_stops_the_server_and_its_analyzer(tmp_path, analyzer, moment):
     crate = copy_crate(DEMO_CRATE, tmp_path)
     server = subprocess.Popen([sys.executable, "-m", "ferrule", "mcp", "--root", str(crate)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              env={**os.environ, **analyzer_env})
+                              env={**os.environ, **analyzer.env})
     try:
         server.stdin.write(frames(("rust_validate", {"file": "src/lib.rs"})))
         server.stdin.flush()

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from .conftest import DEMO_CRATE
+from testkit.tools import DEMO_CRATE
 
 PROJECT = DEMO_CRATE.parents[1]
 
@@ -28,9 +28,9 @@ def snapshot(root):
 
 
 @pytest.mark.live
-def test_the_demo_shows_each_tool_and_leaves_the_crate_alone(analyzer_env):
+def test_the_demo_shows_each_tool_and_leaves_the_crate_alone(analyzer):
     before = snapshot(DEMO_CRATE)
-    done = run_demo("--color", "never", env=analyzer_env)
+    done = run_demo("--color", "never", env=analyzer.env)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert re.search(r"rust-analyzer \S+ ready in \d+\.\d s", out)

@@ -9,28 +9,25 @@ from __future__ import annotations
 
 import os
 import signal
-import time
-from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from ferrule.demo import plan
-
-from .conftest import (
+from testkit.tools import (
     DEMO_CRATE,
     STD_CRATE,
     alive,
     analyzer_pids,
     copy_crate,
-    server_command,
+    locate,
+    run_server,
     server_pid,
+    text_of,
 )
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.live
 
@@ -39,50 +36,7 @@ TOOLS = ["rust_apply_fix", "rust_check", "rust_complete", "rust_definition", "ru
          "rust_references", "rust_rename", "rust_scope", "rust_symbols", "rust_type", "rust_update", "rust_validate"]
 
 
-def run_server(root: Path, env: dict[str, str], body: Callable[[ClientSession], Awaitable[Any]],
-               *extra: str, errlog: Path) -> Any:
-    """Start `ferrule mcp` on `root` through the SDK's stdio client, initialise, run `body`, close."""
-    command, args = server_command(root, *extra)
-
-    async def main() -> Any:
-        params = StdioServerParameters(command=command, args=args, env=env, cwd=str(root))
-        with errlog.open("w") as err:
-            async with stdio_client(params, errlog=err) as (read, write):
-                async with ClientSession(read, write) as session:
-                    hello = await session.initialize()
-                    assert hello.server_info.name == "ferrule"
-                    assert "1-based" in (hello.instructions or "")
-                    return await body(session)
-
-    try:
-        return anyio.run(main)
-    except BaseException:
-        print("--- server stderr ---\n" + errlog.read_text(errors="replace"))
-        raise
-
-
-def text_of(result: Any) -> str:
-    assert len(result.content) == 1 and result.content[0].type == "text"
-    return result.content[0].text
-
-
-def locate(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
-    """(1-based line, 0-based UTF-8 byte column) of `needle` plus `offset` characters."""
-    index = text.index(needle) + offset
-    start = text.rfind("\n", 0, index) + 1
-    return text.count("\n", 0, index) + 1, len(text[start:index].encode("utf-8"))
-
-
-def wait_until(predicate: Callable[[], bool], seconds: float = 15.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return predicate()
-
-
-def test_every_tool_on_the_demo_crate_then_the_analyzer_dies(tmp_path, analyzer_env):
+def test_every_tool_on_the_demo_crate_then_the_analyzer_dies(tmp_path, analyzer):
     crate = copy_crate(DEMO_CRATE, tmp_path)
     steps = {step.tool + (":" + step.args["file"] if "file" in step.args else ""): step.args for step in plan(crate)}
     pricing_text = (crate / PRICING).read_text()
@@ -125,12 +79,12 @@ def test_every_tool_on_the_demo_crate_then_the_analyzer_dies(tmp_path, analyzer_
         before = analyzer_pids(server)
         assert len(before) == 1, f"expected one rust-analyzer under the server, found {before}"
         os.kill(before[0], signal.SIGKILL)
-        assert wait_until(lambda: not alive(before[0]), 5)
+        wait_for(lambda: not alive(before[0]), 5, what="the killed analyzer to be gone")
         seen["after_crash"] = await session.call_tool("rust_type", steps["rust_type:" + PRICING])
         seen["respawned"] = analyzer_pids(server)
         seen["server"] = server
 
-    run_server(crate, analyzer_env, body, errlog=tmp_path / "server.err")
+    run_server(crate, analyzer.env, body, errlog=tmp_path / "server.err")
 
     # Indexing progress reached the client, increasing, under the token it sent.
     progress = seen["progress"]
@@ -189,11 +143,11 @@ def test_every_tool_on_the_demo_crate_then_the_analyzer_dies(tmp_path, analyzer_
     assert len(seen["respawned"]) == 1
 
     # Closing the client ends the server, and the analyzer with it.
-    assert wait_until(lambda: not alive(seen["server"]))
-    assert wait_until(lambda: not alive(seen["respawned"][0]))
+    wait_for(lambda: not alive(seen["server"]), 15, what="the server to exit")
+    wait_for(lambda: not alive(seen["respawned"][0]), 15, what="the respawned analyzer to exit with it")
 
 
-def test_utf8_positions_overlays_and_newtypes_on_the_std_fixture(tmp_path, analyzer_env):
+def test_utf8_positions_overlays_and_newtypes_on_the_std_fixture(tmp_path, analyzer):
     crate = copy_crate(STD_CRATE, tmp_path)
     text = (crate / "src/text.rs").read_text()
     len_line, len_char = locate(text, "名前.len()", len("名前."))
@@ -218,7 +172,7 @@ def test_utf8_positions_overlays_and_newtypes_on_the_std_fixture(tmp_path, analy
         await session.call_tool("rust_update", {"file": "src/text.rs", "content": None})
         seen["restored"] = await session.call_tool("rust_validate", {"file": "src/text.rs"})
 
-    run_server(crate, analyzer_env, body, errlog=tmp_path / "server.err")
+    run_server(crate, analyzer.env, body, errlog=tmp_path / "server.err")
 
     assert "fn len(&self) -> usize" in seen["len"].structured_content["display"]
     assert "usize" in seen["shout"].structured_content["display"]
@@ -231,7 +185,7 @@ def test_utf8_positions_overlays_and_newtypes_on_the_std_fixture(tmp_path, analy
     assert not [d for d in seen["restored"].structured_content["diagnostics"] if d["category"] == "error"]
 
 
-def test_without_an_analyzer_the_tools_answer_the_install_recipe(tmp_path, analyzer_env):
+def test_without_an_analyzer_the_tools_answer_the_install_recipe(tmp_path, analyzer):
     crate = copy_crate(DEMO_CRATE, tmp_path)
     seen: dict[str, Any] = {}
 
@@ -240,7 +194,7 @@ def test_without_an_analyzer_the_tools_answer_the_install_recipe(tmp_path, analy
         seen["again"] = await session.call_tool("rust_scope", {"file": PRICING})
         seen["check"] = await session.call_tool("rust_check", {"paths": ["src/lib.rs"]})
 
-    run_server(crate, analyzer_env, body, "--rust-analyzer", str(tmp_path / "no-such-rust-analyzer"),
+    run_server(crate, analyzer.env, body, "--rust-analyzer", str(tmp_path / "no-such-rust-analyzer"),
                errlog=tmp_path / "server.err")
     for key in ("validate", "again"):
         result = seen[key]

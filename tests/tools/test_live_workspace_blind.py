@@ -14,7 +14,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from .conftest import REPO, copy_crate
+from testkit.tools import REPO, copy_crate
 
 pytestmark = pytest.mark.live
 WORKSPACE = REPO / "tests" / "fixtures" / "workspace"
@@ -32,9 +32,9 @@ def text_and_structure(result: Any) -> tuple[str, dict[str, Any]]:
     return result.content[0].text, result.structured_content
 
 
-def test_started_in_a_member_it_serves_the_workspace_and_says_where_it_is_blind(tmp_path, analyzer_env):
+def test_started_in_a_member_it_serves_the_workspace_and_says_where_it_is_blind(tmp_path, analyzer):
     workspace = copy_crate(WORKSPACE, tmp_path)
-    env = {**analyzer_env, "FERRULE_PROC_MACRO_SERVER": str(failing_proc_macro_server(tmp_path))}
+    env = {**analyzer.env, "FERRULE_PROC_MACRO_SERVER": str(failing_proc_macro_server(tmp_path))}
     lib = (workspace / "shapes/src/lib.rs").read_text(encoding="utf-8").splitlines()
     gated = next(number for number, line in enumerate(lib, 1) if "dx.abs()" in line)
     seen: dict[str, Any] = {}

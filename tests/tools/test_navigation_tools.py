@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 
-from .conftest import REPO, copy_crate
-from .test_live_chain import locate, run_server, text_of
+from testkit.tools import REPO, copy_crate, locate, run_server, text_of
 
 pytestmark = pytest.mark.live
 
@@ -18,7 +17,7 @@ ORDERS = REPO / "tests" / "fixtures" / "orders"
 STATUS = "src/orders/status.rs"
 
 
-def test_find_and_change_code_by_name(tmp_path, analyzer_env):
+def test_find_and_change_code_by_name(tmp_path, analyzer):
     crate = copy_crate(ORDERS, tmp_path)
     report_text = (crate / "src/report.rs").read_text()
     broken = (crate / STATUS).read_text().replace('        Status::Shipped => "shipped",\n', "")
@@ -43,7 +42,7 @@ def test_find_and_change_code_by_name(tmp_path, analyzer_env):
         seen["apply"] = await call("rust_apply_fix", {"file": STATUS, "id": fix_id, "apply": "overlay"})
         seen["validate"] = await call("rust_validate", {"file": STATUS})
 
-    run_server(crate, analyzer_env, body, errlog=tmp_path / "server.err")
+    run_server(crate, analyzer.env, body, errlog=tmp_path / "server.err")
 
     search = text_of(seen["search"])
     assert search.startswith("3 symbols matching 'total':")

@@ -9,9 +9,8 @@ from __future__ import annotations
 import threading
 
 from ferrule.project import AnalyzerMissing, OpTimeout, OracleCrashed
-
-from .conftest import INIT
-from .conftest import scripted_link as link
+from testkit.tools import INIT
+from testkit.tools import scripted_link as link
 
 
 def ops(session):

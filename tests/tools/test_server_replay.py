@@ -14,8 +14,7 @@ from ferrule.mcp import ReplayTransport, Server, ToolSet
 from ferrule.project import AnalyzerMissing, OpTimeout, OracleCrashed
 from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS
 from ferrule.tools.server import build_tools
-
-from .conftest import scripted_link
+from testkit.tools import scripted_link
 
 HELLO = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}

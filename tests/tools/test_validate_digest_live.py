@@ -14,8 +14,7 @@ import pytest
 from mcp.client.session import ClientSession
 
 from ferrule.relay.digest import WARNINGS_SHOWN
-
-from .test_live_chain import run_server, text_of
+from testkit.tools import run_server, text_of
 
 pytestmark = pytest.mark.live
 
@@ -73,7 +72,7 @@ def _size(result: Any) -> int:
 
 
 def test_a_clean_large_file_answers_in_under_4_kb_and_include_facts_brings_the_facts_back(
-        sized_crate, analyzer_env, tmp_path):
+        sized_crate, analyzer, tmp_path):
     lines = (sized_crate / "src" / "large.rs").read_text().count("\n")
     assert lines >= 3500
     seen: dict[str, Any] = {}
@@ -83,7 +82,7 @@ def test_a_clean_large_file_answers_in_under_4_kb_and_include_facts_brings_the_f
         seen["facts"] = await session.call_tool("rust_validate", {"file": "src/large.rs", "include_facts": True,
                                                                   "compile": False})
 
-    run_server(sized_crate, analyzer_env, body, errlog=tmp_path / "server.err")
+    run_server(sized_crate, analyzer.env, body, errlog=tmp_path / "server.err")
     short, with_facts = seen["short"], seen["facts"]
     assert not short.is_error, text_of(short)
     structured = short.structured_content
@@ -103,7 +102,7 @@ def test_a_clean_large_file_answers_in_under_4_kb_and_include_facts_brings_the_f
     assert with_facts.structured_content["conform_findings"] == structured["conform_findings"]
 
 
-def test_errors_are_never_cut_and_an_error_rustc_does_not_report_is_unconfirmed(sized_crate, analyzer_env, tmp_path):
+def test_errors_are_never_cut_and_an_error_rustc_does_not_report_is_unconfirmed(sized_crate, analyzer, tmp_path):
     broken = _broken_module()
     only_analyzer_line = broken.splitlines().index('    "text"') + 1
     seen: dict[str, Any] = {}
@@ -111,7 +110,7 @@ def test_errors_are_never_cut_and_an_error_rustc_does_not_report_is_unconfirmed(
     async def body(session: ClientSession) -> None:
         seen["broken"] = await session.call_tool("rust_validate", {"file": "src/broken.rs", "content": broken})
 
-    run_server(sized_crate, analyzer_env, body, errlog=tmp_path / "server.err")
+    run_server(sized_crate, analyzer.env, body, errlog=tmp_path / "server.err")
     result = seen["broken"]
     assert not result.is_error, text_of(result)
     structured, report = result.structured_content, text_of(result)

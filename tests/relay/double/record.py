@@ -4,12 +4,12 @@
     . /opt/rust-offline/env.sh
     .venv/bin/python tests/relay/double/record.py [SCENARIO ...]
 
-For each scenario of tests/relay/relay_scenarios.py: copy the fixture crate to a temporary directory,
+For each scenario of tests/testkit/scenarios.py: copy the fixture crate to a temporary directory,
 run `ferrule serve` on it with --rust-analyzer pointing at this script in proxy mode (which runs the
 real analyzer and logs every LSP message both ways), play the scenario's batches, then write
   tests/relay/goldens/<scenario>.ndjson          the outer frames, normalised (the golden)
   tests/relay/double/transcripts/<scenario>.ndjson  the inner LSP hop, root as $ROOT (for the double)
-and the one-shot commands of relay_scenarios.CLI_RUNS the same way, into
+and the one-shot commands of scenarios.CLI_RUNS the same way, into
   tests/relay/goldens/cli.ndjson                 {args, cwd, exit, stdout} of each run
   tests/relay/double/transcripts/cli.ndjson      every run's inner hop, one after another
 Run it again after a deliberate change to the relay's answers or the fixture, and review the diff.
@@ -31,7 +31,7 @@ import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1]))  # the tests' helper package, testkit, as pytest finds it
 sys.path.insert(0, str(HERE))
 
 from fake_analyzer import ROOT_MARK, replace_root, root_of  # noqa: E402
@@ -135,8 +135,8 @@ def proxy(argv: list[str]) -> int:
 
 
 def record_scenario(name: str, batches: list[list[bytes]], analyzer: str) -> None:
-    import relay_golden as golden
-    from relay_scenarios import FIXTURE
+    from testkit import golden
+    from testkit.scenarios import FIXTURE
 
     goldens = HERE.parent / "goldens"
     transcripts = HERE / "transcripts"
@@ -164,8 +164,8 @@ def record_scenario(name: str, batches: list[list[bytes]], analyzer: str) -> Non
 
 
 def record_cli(runs: list[tuple[str, list[str]]], analyzer: str) -> None:
-    import relay_golden as golden
-    from relay_scenarios import FIXTURE
+    from testkit import golden
+    from testkit.scenarios import FIXTURE
 
     transcript = HERE / "transcripts" / "cli.ndjson"
     transcript.unlink(missing_ok=True)
@@ -188,7 +188,7 @@ def record_cli(runs: list[tuple[str, list[str]]], analyzer: str) -> None:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["proxy"]:
         return proxy(argv[1:])
-    from relay_scenarios import CLI_RUNS, SCENARIOS
+    from testkit.scenarios import CLI_RUNS, SCENARIOS
 
     analyzer = os.environ.get("RUST_ANALYZER")
     if not analyzer:

@@ -1,0 +1,132 @@
+"""ferrule.relay.mapping: analyzer answers to results, module paths and seams, completion and diagnostic shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ferrule.relay import mapping
+
+
+def test_hover_shapes():
+    assert mapping.hover_to_type(None) == {"display": "", "documentation": ""}
+    marked = {"contents": [{"language": "rust", "value": "let x: u8"}, "a *small* number"]}
+    assert mapping.hover_to_type(marked) == {"display": "let x: u8", "documentation": "a small number"}
+    plain = {"contents": {"kind": "plaintext", "value": "just text"}}
+    assert mapping.hover_to_type(plain) == {"display": "just text", "documentation": ""}
+
+
+@pytest.mark.parametrize(("rel", "cell"), [
+    ("src/lib.rs", "crate"),
+    ("src/main.rs", "crate"),
+    ("src/shapes/mod.rs", "crate::shapes"),
+    ("src/shapes/circle.rs", "crate::shapes::circle"),
+    ("src/text.rs", "crate::text"),
+    ("src/bin/tool.rs", "crate"),
+    ("src/bin/tool/main.rs", "crate"),
+    ("src/bin/tool/args.rs", "crate::args"),
+    ("tests/finds.rs", "crate"),
+    ("tests/finds/main.rs", "crate"),
+    ("tests/finds/fixtures.rs", "crate::fixtures"),
+    ("tests/common/mod.rs", "crate::common"),
+    ("examples/demo.rs", "crate"),
+    ("benches/speed.rs", "crate"),
+    ("build.rs", "crate"),
+    ("scripts/gen.rs", None),
+])
+def test_module_path_from_the_place_under_src(rel, cell):
+    assert mapping.module_path(rel) == cell
+
+
+@pytest.mark.parametrize(("rel", "seams"), [
+    ("src/main.rs", ["src/main.rs", "src/lib.rs"]),
+    ("src/bin/tool.rs", ["src/bin/tool.rs"]),
+    ("src/bin/tool/main.rs", ["src/bin/tool/main.rs"]),
+    ("src/bin/tool/args.rs", ["src/bin/tool/main.rs"]),
+    ("src/bin/tool/args/mod.rs", ["src/bin/tool/args/mod.rs", "src/bin/tool/main.rs"]),
+    ("tests/finds.rs", ["tests/finds.rs"]),
+    ("tests/finds/fixtures.rs", ["tests/finds/main.rs"]),
+    ("tests/common/mod.rs", ["tests/common/mod.rs"]),
+    ("examples/demo.rs", ["examples/demo.rs"]),
+    ("examples/demo/main.rs", ["examples/demo/main.rs"]),
+    ("build.rs", ["build.rs"]),
+    ("scripts/gen.rs", []),
+])
+def test_other_targets_have_their_own_crate_root(rel, seams):
+    # a binary, a test, an example or a build script is a crate of its own: src/lib.rs is not its seam
+    assert mapping.seam_candidates(rel) == seams
+
+
+def test_seam_candidates_nearest_first():
+    assert mapping.seam_candidates("src/a/b/c.rs") == [
+        "src/a/b/mod.rs", "src/a/b.rs", "src/a/mod.rs", "src/a.rs", "src/lib.rs", "src/main.rs"]
+    assert mapping.seam_candidates("src/a/mod.rs") == ["src/a/mod.rs", "src/lib.rs", "src/main.rs"]
+    assert mapping.seam_candidates("src/lib.rs")[0] == "src/lib.rs"
+
+
+def test_completion_items_from_every_answer_shape():
+    item = {"label": "len()", "filterText": "len", "kind": 2}
+    assert mapping.completion_items(None) == []
+    assert mapping.completion_items([item]) == [item]
+    assert mapping.completion_items({"isIncomplete": True, "items": [item]}) == [item]
+    assert mapping.item_name(item) == "len"
+    assert mapping.item_name({"label": "Vec"}) == "Vec"
+
+
+def test_unwrap_receiver_heuristic():
+    unwrap = {"label": "unwrap", "kind": 2}
+    assert mapping.receiver_is_option_or_result([unwrap, {"label": "is_some", "kind": 2}], unwrap)
+    assert mapping.receiver_is_option_or_result([unwrap, {"label": "map_err", "kind": 2}], unwrap)
+    documented = {**unwrap, "documentation": {"kind": "markdown", "value": "Returns the contained [`Ok`] value"}}
+    assert mapping.receiver_is_option_or_result([documented], documented)
+    assert not mapping.receiver_is_option_or_result([unwrap, {"label": "len", "kind": 2}], unwrap)
+    assert not mapping.receiver_is_option_or_result([unwrap, {"label": "is_some", "kind": 3}], unwrap)
+
+
+def test_flycheck_diagnostics_are_not_overlay_diagnostics():
+    assert mapping.is_overlay_diagnostic({"source": "rust-analyzer"})
+    assert mapping.is_overlay_diagnostic({})
+    assert not mapping.is_overlay_diagnostic({"source": "rustc"})
+    assert not mapping.is_overlay_diagnostic({"source": "clippy"})
+    assert mapping.diagnostic_code({"code": 308}) == "308"
+    assert mapping.diagnostic_code({}) is None
+
+
+def test_completion_entries_rank_by_sort_text_then_label_after_the_filter_and_before_the_cap():
+    items = [
+        {"label": "zeta", "sortText": "80000000"},
+        {"label": "self::", "sortText": "ffffffe0"},
+        {"label": "beta", "sortText": "7fffffff"},
+        {"label": "<ra@gennew>16", "sortText": "00000000"},  # the analyzer's own name: never offered
+        {"label": "alpha", "sortText": "7fffffff"},
+        {"label": "gamma"},  # no sortText: its label stands in, as LSP says
+        {"label": "Some", "filterText": "Some()", "sortText": "7ffffffe"},
+    ]
+    names = [name for name, _ in mapping.best(items, "", 100)]
+    assert names == ["Some()", "alpha", "beta", "zeta", "self::", "gamma"]
+    assert [name for name, _ in mapping.best(items, "", 2)] == ["Some()", "alpha"], "the cap keeps the best"
+    assert [name for name, _ in mapping.best(items, "s", 100)] == ["self::"]
+    assert [item["label"] for item in items][0] == "zeta", "the input is left as it was"
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("counts", True), ("HashMap", True), ("_private", True), ("r#type", True), ("println!", True),
+    ("'a", True), ("名前", True), ("<ra@gennew>16", False), ("Some()", False), ("self::", False),
+    ("Ord(alias <, >)", False), ("1x", False), ("", False), ("a b", False),
+])
+def test_rust_names(name, expected):
+    assert mapping.is_rust_name(name) is expected
+
+
+def test_symbol_name_prefers_filter_text_then_label_and_drops_internal_names():
+    assert mapping.symbol_name({"label": "Some", "filterText": "Some()"}) == "Some"
+    assert mapping.symbol_name({"label": "Ord(alias <, >, <=, >=)", "filterText": "Ord"}) == "Ord"
+    assert mapping.symbol_name({"label": "counts"}) == "counts"
+    assert mapping.symbol_name({"label": "<ra@gennew>16"}) is None
+
+
+@pytest.mark.parametrize(("line", "column", "expected"), [
+    ("    word.", 9, True), ("    word.un", 11, True), ("    Option::", 12, True), ("    Option::unw", 15, True),
+    ("    wor", 7, False), ("    let x = ", 12, False), ("    名前.le", 13, True), ("    名前.le", 4, False),
+])
+def test_member_access_before_a_completion_point(line, column, expected):
+    assert mapping.after_member_access(line, column) is expected

@@ -1,0 +1,256 @@
+"""Navigation by name against a real rust-analyzer: the `orders` fixture (a `pricing` module, the trait
+`Pricing` with two impls, `Order::total` used from three other files) and std.
+
+One warm analyzer for the module; a test that sets overlays or writes files puts them back.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ferrule.project import BadRequest
+from ferrule.relay import edits
+from ferrule.relay.libraries import library_roots
+from ferrule.relay.sync import SyncSession
+from testkit.live import copy_crate, live_session, position_of
+
+pytestmark = pytest.mark.live
+
+
+@pytest.fixture(scope="module")
+def orders(tmp_path_factory, analyzer) -> Path:
+    return copy_crate("orders", tmp_path_factory.mktemp("nav"))
+
+
+@pytest.fixture(scope="module")
+def session(orders) -> Iterator[SyncSession]:
+    with live_session(orders) as live:
+        yield live
+
+
+def _text(orders: Path, rel: str) -> str:
+    return (orders / rel).read_text(encoding="utf-8")
+
+
+def _disk(orders: Path) -> dict[str, str]:
+    return {str(p.relative_to(orders)): p.read_text(encoding="utf-8") for p in sorted(orders.rglob("*.rs"))}
+
+
+# ---- symbols ---------------------------------------------------------------------------------------
+
+def test_the_outline_of_a_file_is_a_tree_with_kinds_lines_and_signatures(session):
+    outline = session.call("symbols", {"file": "src/orders/pricing.rs"})["symbols"]
+    pricing = next(s for s in outline if s["name"] == "Pricing")
+    assert (pricing["kind"], pricing["line"], pricing["end_line"]) == ("trait", 3, 7)
+    assert pricing["children"] == [{"name": "price", "kind": "method", "line": 5, "end_line": 6,
+                                   "detail": "fn(&self) -> u64", "container": "Pricing"}]
+    impl = next(s for s in outline if s["name"] == "impl Order")
+    assert [(c["name"], c["detail"]) for c in impl["children"]] == [("total", "fn(&self) -> u64")]
+
+
+def test_an_outline_is_capped_and_the_rest_counted(session):
+    whole = session.call("symbols", {"file": "src/orders/pricing.rs"})
+    capped = session.call("symbols", {"file": "src/orders/pricing.rs", "max": 3})
+
+    def count(entries):
+        return sum(1 + count(e.get("children", [])) for e in entries)
+
+    assert count(capped["symbols"]) == 3
+    assert count(capped["symbols"]) + capped["more"] == count(whole["symbols"])
+
+
+def test_a_workspace_search_puts_exact_matches_first_and_filters_kinds(session):
+    found = session.call("symbols", {"query": "total"})["symbols"]
+    names = [s["name"] for s in found]
+    assert names[:2] == ["total", "total"] and "grand_total" in names[2:]
+    assert {(s["container"], s["file"], s["line"]) for s in found[:2]} == {
+        ("Order", "src/orders/pricing.rs", 22), ("Report", "src/report.rs", 12)}
+    assert found[0]["text"].strip() == "pub fn total(&self) -> u64 {"
+    functions = session.call("symbols", {"query": "total", "kinds": ["function"]})["symbols"]
+    assert [s["name"] for s in functions] == ["grand_total"]
+
+
+# ---- definition ------------------------------------------------------------------------------------
+
+def test_definition_by_position_and_by_name_agree(session, orders):
+    use = position_of(_text(orders, "src/report.rs"), "total()")
+    by_position = session.call("definition", {"file": "src/report.rs", "position": use})["locations"]
+    expected = [{"file": "src/orders/pricing.rs", "line": 22, "character": 11, "end_line": 22,
+                 "end_character": 16, "text": "    pub fn total(&self) -> u64 {", "read_only": False}]
+    assert by_position == expected
+    for name in ("Order::total", "orders::pricing::Order::total", "crate::orders::Order::total"):
+        assert session.call("definition", {"symbol": name})["locations"] == expected, name
+
+
+def test_an_ambiguous_name_lists_every_candidate_with_file_and_line(session):
+    with pytest.raises(BadRequest) as refused:
+        session.call("definition", {"symbol": "total"})
+    message = refused.value.message
+    assert "ambiguous: 2 matches" in message
+    assert "Order::total (method) at src/orders/pricing.rs:22" in message
+    assert "Report::total (method) at src/report.rs:12" in message
+
+
+def test_an_unknown_name_suggests_the_closest(session):
+    with pytest.raises(BadRequest) as refused:
+        session.call("references", {"symbol": "Order::totl"})
+    assert "no symbol named `totl`" in refused.value.message and "total" in refused.value.message
+    with pytest.raises(BadRequest) as wrong_type:
+        session.call("definition", {"symbol": "Flat::total"})
+    assert "no `total` matches 'Flat::total'" in wrong_type.value.message
+
+
+def test_a_place_is_a_symbol_or_a_file_with_a_position(session):
+    for params in ({}, {"file": "src/lib.rs"}, {"symbol": "Order", "file": "src/lib.rs",
+                                                "position": {"line": 1, "character": 0}}):
+        with pytest.raises(BadRequest):
+            session.call("definition", params)
+    with pytest.raises(BadRequest, match="outside the project|absolute path"):
+        session.call("definition", {"file": "/etc/passwd", "position": {"line": 1, "character": 0}})
+
+
+def test_a_definition_in_std_is_shown_by_its_library_path_read_only(session, orders, monkeypatch):
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def recording_open(file, *args, **kwargs):
+        opened.append(os.fspath(file) if isinstance(file, (str, os.PathLike)) else repr(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", recording_open)
+    at_vec = position_of(_text(orders, "src/orders/pricing.rs"), "Vec<Line>")
+    [found] = session.call("definition", {"file": "src/orders/pricing.rs", "position": at_vec})["locations"]
+    monkeypatch.undo()
+    assert found["file"] == "alloc/src/vec/mod.rs" and found["read_only"] is True
+    assert "pub struct Vec<" in found["text"]
+    roots = [prefix for prefix, _ in library_roots().roots] + [str(orders.resolve()) + os.sep]
+    assert opened and all(any(path.startswith(root) for root in roots) for path in opened), opened
+
+
+# ---- references and implementations ----------------------------------------------------------------
+
+def test_references_across_files_are_grouped_with_their_lines(session):
+    result = session.call("references", {"symbol": "Order::total"})
+    by_file = {group["file"]: [(r["line"], r["text"].strip()) for r in group["references"]] for group in result["files"]}
+    assert by_file == {
+        "src/orders/pricing.rs": [(22, "pub fn total(&self) -> u64 {"), (29, "self.total()")],
+        "src/orders/mod.rs": [(10, "order.total() >= 5_000")],
+        "src/lib.rs": [(10, "orders.iter().map(Order::total).sum()")],
+        "src/report.rs": [(13, "self.orders.iter().map(|order| order.total()).sum()")],
+    }
+    assert (result["count"], result["more"]) == (5, 0)
+    without = session.call("references", {"symbol": "Order::total", "include_declaration": False})
+    assert without["count"] == 4
+
+
+def test_references_are_capped_and_the_rest_counted(session):
+    result = session.call("references", {"symbol": "Order::total", "max": 2})
+    assert sum(len(g["references"]) for g in result["files"]) == 2
+    assert (result["count"], result["more"]) == (5, 3)
+
+
+def test_implementations_of_a_trait_by_name_and_by_position(session, orders):
+    by_name = session.call("implementations", {"symbol": "Pricing"})["locations"]
+    assert [(loc["line"], loc["text"]) for loc in by_name] == [
+        (27, "impl Pricing for Order {"), (36, "impl Pricing for Flat {")]
+    at_trait = position_of(_text(orders, "src/orders/pricing.rs"), "Pricing {")
+    assert session.call("implementations", {"file": "src/orders/pricing.rs", "position": at_trait})["locations"] == by_name
+
+
+# ---- rename ----------------------------------------------------------------------------------------
+
+def test_a_rename_applied_as_overlays_is_seen_by_validate_and_leaves_the_disk(session, orders):
+    before = _disk(orders)
+    result = session.call("rename", {"symbol": "Order::total", "new_name": "sum", "apply": "overlay"})
+    try:
+        assert result["applied"] == "overlay"
+        edited = {change["file"] for change in result["changes"]}
+        assert edited == {"src/orders/pricing.rs", "src/orders/mod.rs", "src/lib.rs", "src/report.rs"}
+        for change in result["changes"]:
+            assert all(e["new_text"] == "sum" and e["end_character"] - e["character"] == len("total")
+                       for e in change["edits"])
+            report = session.call("validate", {"file": change["file"]})
+            assert [d for d in report["diagnostics"] if d["category"] == "error"] == [], change["file"]
+        assert session.call("definition", {"symbol": "Order::sum"})["locations"][0]["line"] == 22
+        assert _disk(orders) == before
+    finally:
+        for file in edited:
+            session.call("update", {"file": file, "content": None})
+
+
+def test_an_invalid_name_is_refused_with_the_analyzers_reason(session):
+    with pytest.raises(BadRequest, match="rename refused: .*not an identifier"):
+        session.call("rename", {"symbol": "Order::total", "new_name": "1total"})
+
+
+def test_a_rename_written_to_disk_changes_every_file_atomically(session, orders):
+    before = _disk(orders)
+    try:
+        result = session.call("rename", {"symbol": "Flat", "new_name": "Fixed", "apply": "disk"})
+        assert result["applied"] == "disk"
+        assert "pub struct Fixed(pub u64);" in _text(orders, "src/orders/pricing.rs")
+        assert not [p for p in orders.rglob(".*.tmp")]
+        assert session.call("definition", {"symbol": "Fixed"})["locations"][0]["file"] == "src/orders/pricing.rs"
+        assert session.call("validate", {"file": "src/orders/pricing.rs"})["diagnostics"] == []
+    finally:
+        session.call("rename", {"symbol": "Fixed", "new_name": "Flat", "apply": "disk"})
+    assert _disk(orders) == before
+
+
+def test_a_disk_rename_is_refused_when_a_file_changed_since_the_analyzer_read_it(session, orders, monkeypatch):
+    """The analyzer has not caught up with a change on disk (held here, as a busy file watcher would):
+    nothing is written and the changed file is named."""
+    report = orders / "src/report.rs"
+    original = report.read_text(encoding="utf-8")
+    views: dict[str, str] = {}
+    real_view = edits._analyzer_text
+
+    async def stale_view(ctx, uri):
+        return views.get(uri) or await real_view(ctx, uri)
+
+    views[report.as_uri()] = original
+    monkeypatch.setattr(edits, "_analyzer_text", stale_view)
+    changed = original + "\n// edited by someone else\n"
+    report.write_text(changed, encoding="utf-8")
+    before = _disk(orders)
+    try:
+        with pytest.raises(BadRequest) as refused:
+            session.call("rename", {"symbol": "Order::total", "new_name": "sum", "apply": "disk"})
+        assert "changed on disk since the analyzer read it: src/report.rs" in refused.value.message
+        assert _disk(orders) == before
+    finally:
+        report.write_text(original, encoding="utf-8")
+
+
+# ---- fixes -----------------------------------------------------------------------------------------
+
+def test_the_fill_match_arms_fix_applied_as_an_overlay_makes_validate_clean(session, orders):
+    rel = "src/orders/status.rs"
+    broken = _text(orders, rel).replace('        Status::Shipped => "shipped",\n', "")
+    session.call("update", {"file": rel, "content": broken})
+    try:
+        assert [d["code"] for d in session.call("validate", {"file": rel})["diagnostics"]] == ["E0004"]
+        line = position_of(broken, "match status")["line"]
+        offered = session.call("fixes", {"file": rel, "line": line, "code": "E0004"})["fixes"]
+        [arm] = [fix for fix in offered if "match arm" in fix["title"]]
+        assert arm["kind"] == "quickfix"
+        preview = session.call("apply_fix", {"file": rel, "id": arm["id"]})
+        assert preview["applied"] is None
+        assert "Status::Shipped =>" in preview["changes"][0]["edits"][0]["new_text"]
+        assert [d["code"] for d in session.call("validate", {"file": rel})["diagnostics"]] == ["E0004"]
+        applied = session.call("apply_fix", {"file": rel, "id": arm["id"], "apply": "overlay"})
+        assert applied["title"] == arm["title"] and applied["changes"][0]["file"] == rel
+        assert session.call("validate", {"file": rel})["diagnostics"] == []
+        assert _text(orders, rel) != broken  # the disk never saw either text
+    finally:
+        session.call("update", {"file": rel, "content": None})
+
+
+def test_a_stale_fix_id_is_refused(session):
+    with pytest.raises(BadRequest, match="no longer offered|not a fix id"):
+        session.call("apply_fix", {"file": "src/orders/status.rs", "id": "12:4-12:18/0/00000000", "apply": "overlay"})

@@ -1,0 +1,1 @@
+"""Helpers shared by the test folders, found through pytest's `pythonpath` setting."""

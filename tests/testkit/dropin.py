@@ -1,0 +1,142 @@
+"""Running an app under its SDK's own stdio and under `ferrule run`, line by line over pipes."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+APPS = Path(__file__).resolve().parents[1] / "mcp" / "adapters" / "apps"
+BOUND = 30.0  # seconds: reached only when an answer the test waits for never comes
+
+
+def sdk_command(app: str) -> list[str]:
+    return [sys.executable, str(APPS / f"{app}.py")]
+
+
+def ferrule_command(target: str) -> list[str]:
+    return [sys.executable, "-m", "ferrule", "run", target]
+
+
+class Peer:
+    """A server process driven over pipes; answers are collected by id, notifications in order."""
+
+    def __init__(self, command: list[str], cwd: Path = APPS, env: dict[str, str] | None = None) -> None:
+        self._stderr = tempfile.TemporaryFile()  # a file, not a pipe: a chatty server never blocks on it
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._stderr, cwd=cwd, env=env)
+        self._buffer = b""
+        self.answers: dict[Any, Any] = {}
+        self.notifications: list[Any] = []
+
+    def send(self, *messages: Any) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"".join(orjson.dumps(m) + b"\n" for m in messages))
+        self.proc.stdin.flush()
+
+    def _read(self, deadline: float) -> None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError(f"nothing from the server within {BOUND}s")
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            raise EOFError("the server closed stdout")
+        self._buffer += chunk
+        while b"\n" in self._buffer:
+            line, _, self._buffer = self._buffer.partition(b"\n")
+            msg = orjson.loads(line)
+            if "id" in msg and "method" not in msg:
+                self.answers[msg["id"]] = msg
+            else:
+                self.notifications.append(msg)
+
+    def wait_answer(self, msg_id: Any) -> Any:
+        deadline = time.monotonic() + BOUND
+        while msg_id not in self.answers:
+            self._read(deadline)
+        return self.answers[msg_id]
+
+    def wait_notification(self, predicate: Any) -> Any:
+        deadline = time.monotonic() + BOUND
+        while True:
+            for note in self.notifications:
+                if predicate(note):
+                    return note
+            self._read(deadline)
+
+    def ask(self, message: dict[str, Any]) -> Any:
+        self.send(message)
+        return self.wait_answer(message["id"])
+
+    def stderr_so_far(self) -> str:
+        """What the server wrote to stderr until now (it may still be running)."""
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")
+
+    def close(self) -> tuple[int, bytes, str]:
+        """End of input; (exit status, the rest of stdout, stderr)."""
+        out, _ = self.proc.communicate(timeout=BOUND)
+        self._stderr.seek(0)
+        err = self._stderr.read()
+        self._stderr.close()
+        rest = self._buffer + out
+        for line in rest.splitlines():
+            msg = orjson.loads(line)
+            if "id" in msg and "method" not in msg:
+                self.answers[msg["id"]] = msg
+            else:
+                self.notifications.append(msg)
+        return self.proc.returncode, rest, err.decode(errors="replace")
+
+
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "transcript", "version": "0"}}
+
+
+def req(msg_id: Any, method: str, params: dict[str, Any] | None = None, *, stateless: bool = False) -> dict[str, Any]:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+    if stateless:
+        params = {**(params or {}), "_meta": {**ENVELOPE, **(params or {}).get("_meta", {})}}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def call(msg_id: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return req(msg_id, "tools/call", {"name": name, "arguments": arguments})
+
+
+def transcript(peer: Peer) -> dict[str, Any]:
+    status, rest, err = peer.close()
+    assert status == 0, err
+    answers = {key: normalise(msg) for key, msg in peer.answers.items()}
+    progress: dict[Any, list[Any]] = {}
+    for note in peer.notifications:
+        if note.get("method") == "notifications/progress":
+            progress.setdefault(note["params"]["progressToken"], []).append(note["params"])
+    logs = [n["params"] for n in peer.notifications if n.get("method") == "notifications/message"]
+    asked = [n for n in peer.notifications if "id" in n]  # requests from the server
+    return {"answers": answers, "progress": progress, "logs": logs, "asked": asked}
+
+
+def normalise(msg: dict[str, Any]) -> dict[str, Any]:
+    result = msg.get("result")
+    if isinstance(result, dict):
+        for key, field in (("tools", "name"), ("resources", "uri"), ("resourceTemplates", "uriTemplate"),
+                           ("prompts", "name")):
+            if isinstance(result.get(key), list):
+                result[key] = sorted(result[key], key=lambda item, f=field: item[f])
+    error = msg.get("error")
+    if isinstance(error, dict) and error.get("code") == 0:
+        error["code"] = -32603  # the SDK's code for an uncaught handler fault; JSON-RPC's is -32603
+    return msg
