@@ -68,6 +68,11 @@ RELAY = "relay vs direct rust-analyzer"
 OVERHEAD = "relay overhead over the floor"
 TOOLS = "Rust tools: the MCP tool call over the relay op, over pipes"
 CONFORM = "conform: facts and rules"
+DROPIN = "The drop-in: one app under its SDK's stdio and under ferrule run"
+NAVIGATION = "relay overhead over the direct client"
+COMPILE = "validate with compile vs cargo check by hand"
+SIZES = "relay cost by file size"
+LARGE = "regex-syntax src/ast/parse.rs (5,930 lines)"
 OURS, SDK, BARE = "ferrule (C twins)", "official SDK low-level", "hand-written orjson loop"
 SERVE, IN_PROCESS = "ferrule serve (pipes)", "Session in-process"
 DIRECT, CONTROL = "direct LSP client (floor)", "direct LSP client #2 (control)"
@@ -79,6 +84,26 @@ def mcp(row: str, column: str, unit: str = "") -> Cell:
 
 def relay(row: str, column: str, unit: str = " ms") -> Cell:
     return Cell(RELAY, row, column, unit)
+
+
+def dropin(row: str, column: str, unit: str = "") -> Cell:
+    return Cell(DROPIN, row, column, unit)
+
+
+def dropin_line(app: str) -> Line:
+    sdk, ours = f"{app}, its SDK's stdio", f"{app}, ferrule run"
+    return Line(f"`ferrule run` of a {app} app, `tools/call` over pipes",
+                (Ratio(dropin(ours, "lockstep req/s"), dropin(sdk, "lockstep req/s")), " lockstep, ",
+                 Ratio(dropin(ours, "pipelined resp/s"), dropin(sdk, "pipelined resp/s")),
+                 " pipelined, the app's own stdio run's rate"),
+                (dropin(ours, "lockstep req/s"), " req/s lockstep; ", dropin(ours, "pipelined resp/s"),
+                 " responses/s pipelined"),
+                ("its own stdio ", dropin(sdk, "lockstep req/s"), " req/s; ", dropin(sdk, "pipelined resp/s"),
+                 " responses/s"))
+
+
+def large(op: str) -> Cell:
+    return Cell(SIZES, f"{LARGE} | {op}", "relay CPU ms/op", " ms")
 
 
 def added(path: str, op: str) -> Cell:
@@ -128,6 +153,25 @@ HEADLINE = [
           "differs by ", added(CONTROL, "complete"), ")"),
          ("direct client ", relay(DIRECT, "complete p50 ms"), "; multilspy ",
           relay("multilspy", "complete p50 ms"), " (on the saved file, re-asking while the list is incomplete)")),
+    Line("relay on a 5,930-line file (regex-syntax `parse.rs`), a one-line unsaved change per call",
+         ("—",),
+         ("relay CPU per op: `type` ", large("type"), ", `complete` ", large("complete"), ", `scope` ",
+          large("scope"), ", `validate` ", large("validate")),
+         ("direct client p50: `complete` ", Cell(SIZES, f"{LARGE} | complete", "direct p50 ms", " ms"))),
+    Line("relay navigation (`definition`, `references`)",
+         ("—",),
+         (Cell(NAVIGATION, "definition", "added ms", " ms", signed=True), ", ",
+          Cell(NAVIGATION, "references", "added ms", " ms", signed=True), " p50 added over a direct LSP client"),
+         ("direct client p50 ", Cell("navigation: relay vs direct", "definition", "direct p50 ms", " ms"), ", ",
+          Cell("navigation: relay vs direct", "references", "direct p50 ms", " ms"))),
+    Line("`validate` with `compile` (rustc's errors for unsaved text)",
+         (Cell(COMPILE, "regex-syntax", "ratio", "x"), " the time of `cargo check` by hand (regex-syntax)"),
+         (Cell(COMPILE, "regex-syntax", "validate compile", " ms"), " regex-syntax, ",
+          Cell(COMPILE, "demo crate", "validate compile", " ms"), " demo crate"),
+         ("`cargo check` ", Cell(COMPILE, "regex-syntax", "cargo check", " ms"), ", ",
+          Cell(COMPILE, "demo crate", "cargo check", " ms"))),
+    dropin_line("MCPServer"),
+    dropin_line("fastmcp"),
     Line("`ferrule mcp` `rust_type` call over pipes",
          (Ratio(Cell(TOOLS, "rust_type: ferrule mcp tools/call", "p50 ms"),
                 Cell(TOOLS, "rust_type: ferrule serve op", "p50 ms")), " the relay op's p50"),
