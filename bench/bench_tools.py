@@ -18,6 +18,7 @@ Run: `python bench/bench_tools.py [--quick]` or `python bench/run.py --only benc
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import select
 import shutil
@@ -193,22 +194,28 @@ def in_process(root: Path, rounds: dict[str, int]) -> list[list[object]]:
 
     tools, relay = build_tools(root, relay=SharedRelay(root, session_factory=factory))
     by_name = {tool.descriptor()["name"]: tool for tool in tools}
+    loop = asyncio.new_event_loop()  # the tools are coroutines: the server's async lane, reduced to a loop
     try:
         started = relay.start()
         if started.error is not None:
             raise RuntimeError(f"{started.error.kind}: {started.error.message}; {started.error.recipe}")
         session = sessions[0]
+
+        def tool_call(tool: str, arguments: dict[str, Any]) -> object:
+            return loop.run_until_complete(by_name[tool].run(arguments))
+
         rows: list[list[object]] = []
         for name, (tool, arguments, op, params) in workload(root).items():
-            run = by_name[tool].run
             for _ in range(10):
-                run(arguments)
+                tool_call(tool, arguments)
                 session.call(op, params)
-            tool_times, op_times = paired(partial(run, arguments), partial(session.call, op, params), rounds[name])
+            tool_times, op_times = paired(partial(tool_call, tool, arguments), partial(session.call, op, params),
+                                          rounds[name])
             rows += rows_for(name, tool_times, op_times, "Tool.run", "SyncSession.call")
         return rows
     finally:
         relay.close()
+        loop.close()
 
 
 def main(quick: bool = False) -> None:
