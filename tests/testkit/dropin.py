@@ -140,3 +140,17 @@ def normalise(msg: dict[str, Any]) -> dict[str, Any]:
     if isinstance(error, dict) and error.get("code") == 0:
         error["code"] = -32603  # the SDK's code for an uncaught handler fault; JSON-RPC's is -32603
     return msg
+
+
+def calls_seen_by_the_apps_middleware(app_source: str, folder: Path) -> list[str]:
+    """Serve `app_source` (an app whose middleware records each tool call and whose `watched` tool
+    answers the record) under `ferrule run`; call `echo` twice, then `watched`: what it saw."""
+    (folder / "watched_app.py").write_text(app_source)
+    peer = Peer(ferrule_command("watched_app.py"), cwd=folder)
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "direct", "version": "0"}}))
+    peer.ask(call(2, "echo", {"text": "a"}))
+    peer.ask(call(3, "echo", {"text": "b"}))
+    answer = peer.ask(call(4, "watched", {}))
+    assert peer.close()[0] == 0
+    return answer["result"]["structuredContent"]["result"]

@@ -13,7 +13,15 @@ from typing import Any
 import orjson
 import pytest
 
-from testkit.dropin import Peer, call, ferrule_command, req, sdk_command, transcript
+from testkit.dropin import (
+    Peer,
+    call,
+    calls_seen_by_the_apps_middleware,
+    ferrule_command,
+    req,
+    sdk_command,
+    transcript,
+)
 
 pytest.importorskip("fastmcp", reason="fastmcp is not installed (ferrule[sdk])")
 
@@ -154,15 +162,7 @@ def watched() -> list[str]:
 
 
 def test_an_apps_own_middleware_still_sees_every_call(tmp_path):
-    (tmp_path / "watched_app.py").write_text(WATCHED_APP)
-    peer = Peer(ferrule_command("watched_app.py"), cwd=tmp_path)
-    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                   "clientInfo": {"name": "direct", "version": "0"}}))
-    peer.ask(call(2, "echo", {"text": "a"}))
-    peer.ask(call(3, "echo", {"text": "b"}))
-    answer = peer.ask(call(4, "watched", {}))
-    assert answer["result"]["structuredContent"] == {"result": ["echo", "echo", "watched"]}
-    assert peer.close()[0] == 0
+    assert calls_seen_by_the_apps_middleware(WATCHED_APP, tmp_path) == ["echo", "echo", "watched"]
 
 
 CONFIGURED_APP = '''
