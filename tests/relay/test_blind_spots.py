@@ -28,8 +28,18 @@ def test_a_proc_macro_server_failure_matters_only_where_a_file_shows_it():
     assert "rustup component add rust-analyzer" in warning["recipe"]
 
 
-def test_a_healthy_status_carries_nothing():
-    assert analyzer_warnings({"health": "ok", "quiescent": True}, [SERVER_ERROR]) == []
+def test_a_server_that_fails_only_when_asked_is_reported_from_the_macro_error():
+    # an older analyzer starts a newer toolchain's server with a healthy status, then gets no answer
+    healthy = {"health": "ok", "quiescent": True}
+    silent = {"code": "macro-error", "message": "proc-macro server did not respond with data"}
+    (warning,) = analyzer_warnings(healthy, [silent])
+    assert warning["kind"] == "proc-macros-unexpanded" and warning["message"].endswith("did not respond with data")
+    assert "rustup component add rust-analyzer" in warning["recipe"]
+
+
+def test_a_macro_error_of_the_users_own_macro_carries_nothing():
+    own = {"code": "macro-error", "message": "no rules expected the token `,`"}
+    assert analyzer_warnings({"health": "ok", "quiescent": True}, [own]) == []
 
 
 def test_inactive_code_is_found_by_its_range():

@@ -82,7 +82,8 @@ def test_type_inside_code_cfg_switches_off_says_why(session, workspace):
     text = (workspace / LIB).read_text(encoding="utf-8")
     result = session.call("type", {"file": LIB, "position": position_of(text, "dx.abs()")})
     assert result["display"] == ""
-    (warning,) = result["warnings"]
+    # an analyzer older than the toolchain adds its proc-macro warning: the project's, not this spot's
+    (warning,) = [w for w in result["warnings"] if w["kind"] != "proc-macros-unexpanded"]
     assert warning["kind"] == "inactive-code" and result["degraded"] is True
     assert 'inactive: feature = "full" is disabled' in warning["message"]
     assert "--features full" in warning["recipe"]

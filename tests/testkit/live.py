@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -49,6 +50,13 @@ def _offline_exports() -> dict[str, str]:
 class Analyzer:
     path: str  # the rust-analyzer binary the live tests drive
     env: dict[str, str]  # a child's environment: this one, that analyzer, and a cache folder of the run's own
+    version: str  # its `--version` line, e.g. "rust-analyzer 1.85.0 (4d91de4e 2025-02-17)"
+
+    @property
+    def release(self) -> tuple[int, int]:
+        """(major, minor) of the Rust release it came with; (0, 0) for a build without one."""
+        found = re.search(r"\b(\d+)\.(\d+)\.\d+", self.version)
+        return (int(found[1]), int(found[2])) if found else (0, 0)
 
 
 @pytest.fixture(scope="session")
@@ -62,7 +70,7 @@ def analyzer(tmp_path_factory) -> Analyzer:
                     "(source scripts/rust-env.sh, or /opt/rust-offline/env.sh on the offline machines)")
     # compile mirrors and the analyzer's build output of the children stay out of the user's cache
     env.update(RUST_ANALYZER=found.path, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("cache")))
-    return Analyzer(found.path, env)
+    return Analyzer(found.path, env, found.version)
 
 
 @contextlib.contextmanager

@@ -9,11 +9,12 @@ which costs what changed. `PARSES` counts both kinds.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import tree_sitter
 import tree_sitter_rust
+
+from ferrule.conform.textspan import changed_span as changed_span
 
 LANGUAGE = tree_sitter.Language(tree_sitter_rust.language())
 
@@ -99,36 +100,6 @@ class SourceTree:
         """Lines as an editor counts them: a last line without its newline counts too."""
         source = self.source
         return self.newlines + (1 if source and not source.endswith(b"\n") else 0)
-
-
-_BLOCK = 4096  # bytes compared at once while looking for where two texts part
-
-
-def changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
-    """(start, old_end, new_end): `old[start:old_end]` became `new[start:new_end]`, the rest is shared."""
-    limit = min(len(old), len(new))
-    start = _shared_run(limit, lambda at, size: old[at:at + size] == new[at:at + size])
-    old_len, new_len = len(old), len(new)
-    back = _shared_run(limit - start,  # the shared suffix may not reach back into the shared prefix
-                       lambda at, size: old[old_len - at - size:old_len - at] == new[new_len - at - size:new_len - at])
-    return start, old_len - back, new_len - back
-
-
-def _shared_run(limit: int, same: Callable[[int, int], bool]) -> int:
-    """How many bytes from one end two texts share (at most `limit`): whole blocks first, then a binary
-    search inside the first block that differs. `same(at, size)` compares `size` bytes `at` bytes
-    from that end."""
-    at = 0
-    while at + _BLOCK <= limit and same(at, _BLOCK):
-        at += _BLOCK
-    low, high = 0, min(_BLOCK, limit - at)  # `low` bytes past `at` are known to be the same
-    while low < high:
-        middle = (low + high + 1) // 2
-        if same(at, middle):
-            low = middle
-        else:
-            high = middle - 1
-    return at + low
 
 
 def _point(root: tree_sitter.Node, source: bytes, offset: int) -> tuple[int, int]:

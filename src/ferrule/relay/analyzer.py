@@ -169,9 +169,9 @@ class AnalyzerProcess:
         before_spawn()
         await self.stop(2.0)
         self.fresh_config = None
-        client = await LspClient.spawn([self.binary.path], cwd=self.root.path)
-        self.starts += 1
         config = analyzer_config(self.root)
+        client = await LspClient.spawn([self.binary.path], cwd=self.root.path, env=analyzer_env(config))
+        self.starts += 1
         client.configuration = _answering(config)
         client.on_progress = self.on_progress
         self.client = client
@@ -224,6 +224,13 @@ def analyzer_config(root: ProjectRoot) -> dict[str, Any]:
     if server:  # the toolchain's own server when rust-analyzer's default is of another release
         config["procMacro"] = {"server": server}
     return config
+
+
+def analyzer_env(config: dict[str, Any]) -> dict[str, str]:
+    """The analyzer's environment: ours, with its cargo runs sent to the configured target folder.
+    Older releases (1.85) run the start-up build-script check without `cargo.targetDir`, into the
+    project's own `target/`; the variable reaches every cargo the analyzer starts, on any release."""
+    return {**os.environ, "CARGO_TARGET_DIR": config["cargo"]["targetDir"]}
 
 
 def initialize_params(root: Path, config: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -4,16 +4,23 @@ the disk text, and transient `content` shown for one op and then taken back.
 `update` keeps an overlay (didOpen/didChange with a monotonic version per file, null -> didClose).
 `content` on validate, complete and type is transient: `showing()` shows it for the op, and leaving
 the `with` block puts the file's previous state (overlay or disk) back.
+
+A file shown transiently stays open afterwards, holding its disk text (`held`, the few most recent):
+the next `content` for it is then sent as the range that differs, not as the whole file twice. Before
+every op, a held file whose disk changed is given its new text and closed, so the analyzer never
+answers from a disk text that is gone.
 """
 
 from __future__ import annotations
 
 import os
 from types import TracebackType
+from typing import Any
 
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, path_to_uri
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
+from ferrule.relay.text_change import ranged_change
 
 MISSING_FILE_RECIPE = "create the file, or send its text with `content` or `update` first"
 
@@ -39,6 +46,35 @@ class Overlay:
 
 
 _DISK_INDEX_CAP = 256  # files whose disk line index is kept at once
+HELD_CAP = 8  # files held open with their disk text: each costs a stat before every op
+
+DiskKey = tuple[int, int]  # (mtime_ns, size): the disk text read is still the disk's while it holds
+
+
+class Held:
+    """A file left open after a transient show, the analyzer holding its disk text as read at `key`."""
+
+    __slots__ = ("file", "text", "key")
+
+    def __init__(self, file: ProjectFile, text: str, key: DiskKey) -> None:
+        self.file, self.text, self.key = file, text, key
+
+
+def disk_key(path: str) -> DiskKey | None:
+    try:
+        seen = os.stat(path)
+    except OSError:
+        return None
+    return seen.st_mtime_ns, seen.st_size
+
+
+def change(client: LspClient, old: str, new: str) -> list[dict[str, Any]]:
+    """The contentChanges taking a document the analyzer holds as `old` to `new`: the differing range
+    when the analyzer takes ranges, else the whole text."""
+    sync = client.capabilities.get("textDocumentSync")
+    incremental = (sync.get("change") if isinstance(sync, dict) else sync) == 2
+    ranged = ranged_change(old, new, client.position_encoding) if incremental else None
+    return [ranged if ranged is not None else {"text": new}]
 
 
 class _Unread:
@@ -63,6 +99,9 @@ class Documents:
         self._disk_indexes: dict[str, tuple[tuple[int, int], LineIndex]] = {}  # rel -> ((mtime, size), index)
         self._versions: dict[str, int] = {}
         self._uris: dict[str, str] = {}
+        self.held: dict[str, Held] = {}  # oldest first
+        self.holding = True  # False while diagnostics come as pushes for a version: each show opens anew
+        self._showing: dict[str, int] = {}  # transient shows under way, per file
 
     # ---- names and versions ----------------------------------------------------------------------
 
@@ -115,6 +154,15 @@ class Documents:
             return overlay.index
         return self._disk_index(file)
 
+    def disk_state(self, file: ProjectFile) -> tuple[DiskKey, str] | None:
+        """(key, text) of the file on disk, read again only when the key changed; None when unreadable."""
+        try:
+            index = self._disk_index(file)
+        except BadRequest:
+            return None
+        known = self._disk_indexes.get(file.rel)
+        return None if known is None or known[1] is not index else (known[0], index.text)
+
     def disk_text_or_none(self, file: ProjectFile) -> str | None:
         """The disk text, read again only when the file's mtime or size changed; None when unreadable."""
         try:
@@ -152,24 +200,78 @@ class Documents:
                 self.close_document(client, file)
         elif overlay is None:
             self.overlays[file.rel] = Overlay(content, version)
-            client.notify("textDocument/didOpen", {"textDocument": {
-                "uri": uri, "languageId": "rust", "version": version, "text": content}})
+            held = self.held.pop(file.rel, None)
+            if held is None:
+                client.notify("textDocument/didOpen", {"textDocument": {
+                    "uri": uri, "languageId": "rust", "version": version, "text": content}})
+            else:  # open already
+                client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                         "contentChanges": change(client, held.text, content)})
         else:
+            changes = change(client, overlay.text, content)
             overlay.replace(content, version)
             client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                     "contentChanges": [{"text": content}]})
+                                                     "contentChanges": changes})
         return version
 
     def reopen_all(self, client: LspClient) -> None:
-        """Give a respawned analyzer every overlay again."""
+        """Give a respawned analyzer every overlay again (a held file it reads from disk)."""
+        self.held.clear()
         for rel, overlay in self.overlays.items():
             overlay.version = self.next_version(rel)
             client.notify("textDocument/didOpen", {"textDocument": {
                 "uri": self.uri(rel), "languageId": "rust", "version": overlay.version, "text": overlay.text}})
 
     def clear(self) -> None:
-        """Forget every overlay (init and shutdown: the analyzer that had them is gone)."""
+        """Forget every overlay and held file (init and shutdown: the analyzer that had them is gone)."""
         self.overlays.clear()
+        self.held.clear()
+
+    def before_op(self, client: LspClient, holding: bool) -> None:
+        """Held files whose disk changed get the new text and are closed (not one being shown now)."""
+        self.holding = holding
+        for rel, held in list(self.held.items()):
+            if rel not in self._showing and (not holding or disk_key(held.file.real) != held.key):
+                del self.held[rel]
+                self.close_document(client, held.file)
+
+    def show_began(self, rel: str) -> None:
+        self._showing[rel] = self._showing.get(rel, 0) + 1
+
+    def show_ended(self, rel: str) -> None:
+        left = self._showing[rel] - 1
+        if left:
+            self._showing[rel] = left
+        else:
+            del self._showing[rel]
+
+    def hold(self, client: LspClient, file: ProjectFile, text: str, key: DiskKey) -> None:
+        """Keep a file open with its disk text; the oldest held file is closed past the cap."""
+        self.held.pop(file.rel, None)
+        self.held[file.rel] = Held(file, text, key)
+        while len(self.held) > HELD_CAP:
+            oldest = next(iter(self.held))
+            if oldest in self._showing:
+                break
+            self.close_document(client, self.held.pop(oldest).file)
+
+    def show_written(self, client: LspClient, file: ProjectFile, text: str) -> None:
+        """The analyzer sees `text`, just written to the file, now rather than once its watcher notices."""
+        uri, version = self.uri(file.rel), self.next_version(file.rel)
+        held = self.held.get(file.rel)
+        if held is None:
+            client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "rust", "version": version, "text": text}})
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+            return
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                 "contentChanges": change(client, held.text, text)})
+        key = disk_key(file.real)
+        if key is None:
+            del self.held[file.rel]
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        else:
+            held.text, held.key = text, key
 
     def showing(self, client: LspClient, file: ProjectFile, content: str | None) -> Shown:
         """Show `content` to the analyzer for the `with` block (nothing when it is None)."""
@@ -197,7 +299,7 @@ class Shown:
     the next op finds it idle. Held back to join the next op's write, or written after the answer,
     the next op was measured slower by more than the write costs."""
 
-    __slots__ = ("_documents", "_client", "_file", "_content", "_overlaid", "_disk")
+    __slots__ = ("_documents", "_client", "_file", "_content", "_overlaid", "_disk", "_before")
 
     def __init__(self, documents: Documents, client: LspClient, file: ProjectFile, content: str | None) -> None:
         self._documents = documents
@@ -205,7 +307,8 @@ class Shown:
         self._file = file
         self._content = content
         self._overlaid = file.rel in documents.overlays
-        self._disk: str | None | _Unread = _UNREAD
+        self._disk: tuple[DiskKey, str] | None | _Unread = _UNREAD
+        self._before: str | None = None  # the text the analyzer held before the show, when open
 
     @property
     def active(self) -> bool:
@@ -214,34 +317,51 @@ class Shown:
     def __enter__(self) -> Shown:
         content = self._content
         if content is not None:
-            documents, rel = self._documents, self._file.rel
+            documents, rel, client = self._documents, self._file.rel, self._client
             uri, version = documents.uri(rel), documents.next_version(rel)
-            if self._overlaid:
-                self._client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                               "contentChanges": [{"text": content}]})
-            else:
-                self._client.notify("textDocument/didOpen", {"textDocument": {
+            documents.show_began(rel)
+            held = None if self._overlaid else documents.held.get(rel)
+            if held is not None:
+                self._disk = (held.key, held.text)  # checked against the disk at the op's start
+            self._before = documents.overlays[rel].text if self._overlaid else held.text if held else None
+            if self._before is None:
+                client.notify("textDocument/didOpen", {"textDocument": {
                     "uri": uri, "languageId": "rust", "version": version, "text": content}})
+            else:
+                client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                         "contentChanges": change(client, self._before, content)})
         return self
 
     def prepare(self) -> None:
         if self._content is not None and not self._overlaid and self._disk is _UNREAD:
-            self._disk = self._documents.disk_text_or_none(self._file)
+            self._disk = self._documents.disk_state(self._file)
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        client, documents, rel = self._client, self._documents, self._file.rel
-        if self._content is None or not client.alive:
+        client, documents, rel, content = self._client, self._documents, self._file.rel, self._content
+        if content is None:
+            return
+        documents.show_ended(rel)
+        if not client.alive:
             return
         current = documents.overlays.get(rel)
         if current is None:
-            documents.close_document(client, self._file, self._disk)
+            disk = self._disk
+            if not isinstance(disk, tuple) or not documents.holding or self._overlaid:
+                documents.held.pop(rel, None)
+                documents.close_document(client, self._file, disk if not isinstance(disk, tuple) else disk[1])
+            else:  # back to the disk text, and held open for the next show
+                key, text = disk
+                client.notify("textDocument/didChange", {
+                    "textDocument": {"uri": documents.uri(rel), "version": documents.next_version(rel)},
+                    "contentChanges": change(client, content, text)})
+                documents.hold(client, self._file, text, key)
         elif self._overlaid:  # else an overlay set meanwhile owns the document now
             current.version = documents.next_version(rel)
             client.notify("textDocument/didChange", {
                 "textDocument": {"uri": documents.uri(rel), "version": current.version},
-                "contentChanges": [{"text": current.text}]})
+                "contentChanges": change(client, content, current.text)})
         client.flush()
 
 
-__all__ = ["MISSING_FILE_RECIPE", "Documents", "Overlay", "Shown", "read_or_none"]
+__all__ = ["HELD_CAP", "MISSING_FILE_RECIPE", "Documents", "Held", "Overlay", "Shown", "read_or_none"]

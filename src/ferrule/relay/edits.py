@@ -137,10 +137,7 @@ def write_to_disk(client: LspClient, documents: Documents, planned: list[Planned
     for temporary, real in temporaries:
         os.replace(temporary, real)
     for p in planned:  # the analyzer sees the new text now, not once its file watcher notices
-        uri = documents.uri(p.file.rel)
-        client.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "rust", "version": documents.next_version(p.file.rel), "text": p.after}})
-        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        documents.show_written(client, p.file, p.after)
 
 
 def _line_endings_kept(real: str, text: str) -> str:

@@ -43,8 +43,10 @@ def std_unloaded(status: Mapping[str, Any]) -> ErrorRecord | None:
 def proc_macros_unexpanded(status: Mapping[str, Any]) -> ErrorRecord | None:
     """The warning for procedural macros the analyzer cannot expand, or None when it can."""
     cause = _trouble(status, _PROC_MACRO_TROUBLE)
-    if cause is None:
-        return None
+    return None if cause is None else _unexpanded(cause)
+
+
+def _unexpanded(cause: str) -> ErrorRecord:
     return {"kind": PROC_MACRO_KIND,
             "message": "rust-analyzer cannot expand procedural macros, so its errors about what a "
                        "`#[derive(...)]` or an attribute macro generates (a method or trait impl \"not found\") "
@@ -55,13 +57,15 @@ def proc_macros_unexpanded(status: Mapping[str, Any]) -> ErrorRecord | None:
 def analyzer_warnings(status: Mapping[str, Any], diagnostics: Iterable[Mapping[str, Any]] = ()) -> list[ErrorRecord]:
     """Every reason not to take the analyzer's errors about a file at their word: a standard library it
     did not load, and proc-macros it could not expand when the file uses one (a `macro-error` of the
-    proc-macro server among `diagnostics`; a server failing for a project with none changes nothing)."""
+    proc-macro server among `diagnostics`; a server failing for a project with none changes nothing).
+    The macro error alone is enough: an older analyzer may start a server of a newer toolchain without
+    a word in its status, and only learn at the first expansion that it does not answer."""
     warnings = [warning for warning in (std_unloaded(status),) if warning is not None]
-    unexpanded = proc_macros_unexpanded(status)
-    if unexpanded is not None and any(
-            diagnostic.get("code") == "macro-error" and _PROC_MACRO_TROUBLE.search(str(diagnostic.get("message")))
-            for diagnostic in diagnostics):
-        warnings.append(unexpanded)
+    failed = next((message for message in (str(d.get("message")) for d in diagnostics
+                                           if d.get("code") == "macro-error")
+                   if _PROC_MACRO_TROUBLE.search(message)), None)
+    if failed is not None:
+        warnings.append(proc_macros_unexpanded(status) or _unexpanded(failed))
     return warnings
 
 

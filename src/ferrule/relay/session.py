@@ -73,6 +73,7 @@ class Session:
                     if isinstance(params, FileParams):  # a start takes seconds: check the path again at use
                         params = dataclasses.replace(params, checked=None)
                 budget.began_busy = client.busy
+                self.documents.before_op(client, analyzer.pull_diagnostics)
             result = await spec.handler(OpContext(budget, self.root, analyzer, self.documents, self.policy,
                                                    self.compiler, self.packages), params)
         except ServerExited as exited:

@@ -1,0 +1,54 @@
+"""The ranged content change: applied the way the analyzer applies it, it gives the new text."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ferrule.relay.text_change import ranged_change
+
+
+def applied(old: str, change: dict, encoding: str) -> str:
+    """`change` applied to `old` as rust-analyzer applies one: lines split at LF, columns in `encoding`."""
+    starts = [0] + [i + 1 for i, c in enumerate(old) if c == "\n"]
+
+    def offset(position: dict) -> int:
+        line_start = starts[position["line"]]
+        units, at = 0, line_start
+        while units < position["character"]:
+            char = old[at]
+            units += len(char.encode("utf-8")) if encoding == "utf-8" else (
+                2 if encoding == "utf-16" and ord(char) > 0xFFFF else 1)
+            at += 1
+        assert units == position["character"], "a column inside a character"
+        return at
+
+    start, end = offset(change["range"]["start"]), offset(change["range"]["end"])
+    return old[:start] + change["text"] + old[end:]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_random_edits_round_trip(encoding):
+    rng = random.Random(7)
+    alphabet = "ab\n é👋"
+    for _ in range(2000):
+        old = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        cut, keep = rng.randint(0, len(old)), rng.randint(0, len(old))
+        new = old[:cut] + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) + old[keep:]
+        change = ranged_change(old, new, encoding)
+        assert applied(old, change, encoding) == new
+
+
+def test_a_one_line_change_in_a_large_text_sends_that_line_only():
+    lines = [f"    let value_{n} = {n};" for n in range(6000)]
+    old = "\n".join(lines)
+    end_of_line = len(lines[4000])
+    lines[4000] += " // changed"
+    change = ranged_change(old, "\n".join(lines), "utf-8")
+    at = {"line": 4000, "character": end_of_line}
+    assert change == {"range": {"start": at, "end": at}, "text": " // changed"}
+
+
+def test_a_text_with_carriage_returns_goes_whole():
+    assert ranged_change("a\r\nb", "a\r\nc", "utf-8") is None
