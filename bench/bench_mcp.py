@@ -237,13 +237,15 @@ class Figures:
 
 def interleaved(peers: list[Peer], figures: dict[str, Figures], rounds: int,
                 window: Callable[[Peer, Child, Figures], None]) -> dict[str, Child]:
-    """One process per server, handshaken; `rounds` rounds giving each server one window in turn."""
+    """One process per server, handshaken; `rounds` rounds giving each server one window in turn. Each
+    round starts one server further on, so that no server is always measured right after the same one."""
     children = {}
     for peer in peers:
         children[peer.name] = child = Child(peer)
         figures[peer.name].startup.append(child.handshake())
-    for _ in range(rounds):
-        for peer in peers:
+    for round_number in range(rounds):
+        shift = round_number % len(peers)
+        for peer in peers[shift:] + peers[:shift]:
             window(peer, children[peer.name], figures[peer.name])
     return children
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ferrule.relay import terminal
 from ferrule.relay.blind import inactive, inactive_at, unlinked_file
 from ferrule.relay.health import analyzer_warnings
-from ferrule.tools.reports import render_type
+from ferrule.tools.reports import render_complete, render_scope, render_type
 
 UNEXPANDED = {"health": "warning", "quiescent": True,
               "message": "Failed spawning proc-macro server for workspace `/w/Cargo.toml`: Failed to run proc-macro "
@@ -73,3 +73,19 @@ def test_an_empty_type_answer_says_why_on_the_terminal_and_in_the_report():
     assert report[0] == "src/lib.rs 25:8: the analyzer cannot see here"
     assert report[1].startswith('warning: inactive: feature = "full" is disabled')
     assert report[2].startswith("  fix: the analyzer sees the package with its default features only")
+
+
+def test_completions_and_scope_say_first_what_they_may_lack():
+    std = {"kind": "std-unloaded", "message": "rust-analyzer did not load the standard library",
+           "recipe": "set RUST_SRC_PATH"}
+    entries = {"entries": [{"name": "len", "kind": "method", "type_text": "fn(&self) -> usize", "unsafe": False}],
+               "degraded": True, "warnings": [std]}
+    names = {"symbols": [], "more": 0, "cell": "crate", "seam_file": None, "branded": [],
+             "degraded": True, "warnings": [std]}
+    at = {"file": "src/lib.rs", "line": 3, "character": 4}
+    for report in (render_complete(entries, at), render_complete({**entries, "entries": []}, at),
+                   render_scope(names, {"file": "src/lib.rs"})):
+        assert report.splitlines()[1:3] == ["warning: rust-analyzer did not load the standard library",
+                                            "  fix: set RUST_SRC_PATH"], report
+    for text in (terminal.completions(entries), terminal.scope(names)):
+        assert text.startswith("warning: rust-analyzer did not load the standard library\n  to fix: set RUST_SRC_PATH")

@@ -51,3 +51,13 @@ def test_a_real_error_still_comes_through_rustc(session):
     result = session.call("validate", {"file": "src/orders.rs", "content": text, "compile": True,
                                        "timeout_ms": 180_000})
     assert [(d["code"], d["source"]) for d in result["diagnostics"] if d["category"] == "error"] == [("E0382", "rustc")]
+
+
+def test_completions_and_scope_say_the_standard_library_is_missing(session):
+    text = "pub fn probe(word: &str) -> usize { word.le }\n"
+    complete = session.call("complete", {"file": "src/orders.rs", "content": text,
+                                         "position": {"line": 1, "character": text.index("word.le") + 7}})
+    scope = session.call("scope", {"file": "src/lib.rs"})
+    for result in (complete, scope):
+        assert result["degraded"] is True
+        assert [w["kind"] for w in result["warnings"]] == ["std-unloaded"]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
+from ferrule.conform.textspan import changed_span
 from ferrule.relay.text_change import ranged_change
 
 
@@ -28,14 +30,19 @@ def applied(old: str, change: dict, encoding: str) -> str:
     return old[:start] + change["text"] + old[end:]
 
 
-@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
-def test_random_edits_round_trip(encoding):
-    rng = random.Random(7)
+def edits(seed: int) -> Iterator[tuple[str, str]]:
+    """2,000 (text, edited text) pairs: a random cut replaced by a few random characters."""
+    rng = random.Random(seed)
     alphabet = "ab\n é👋"
     for _ in range(2000):
         old = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         cut, keep = rng.randint(0, len(old)), rng.randint(0, len(old))
-        new = old[:cut] + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) + old[keep:]
+        yield old, old[:cut] + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) + old[keep:]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_random_edits_round_trip(encoding):
+    for old, new in edits(7):
         change = ranged_change(old, new, encoding)
         assert applied(old, change, encoding) == new
 
@@ -52,3 +59,12 @@ def test_a_one_line_change_in_a_large_text_sends_that_line_only():
 
 def test_a_text_with_carriage_returns_goes_whole():
     assert ranged_change("a\r\nb", "a\r\nc", "utf-8") is None
+
+
+def test_the_restore_reuses_the_shows_span_turned_round():
+    for before, shown in edits(11):
+        span = changed_span(before, shown)
+        line = before.count("\n", 0, span[0])
+        assert ranged_change(before, shown, "utf-8", span, line) == ranged_change(before, shown, "utf-8")
+        back = ranged_change(shown, before, "utf-8", (span[0], span[2], span[1]), line)
+        assert applied(shown, back, "utf-8") == before

@@ -17,10 +17,11 @@ import os
 from types import TracebackType
 from typing import Any
 
+from ferrule.conform.textspan import changed_span
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, path_to_uri
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
-from ferrule.relay.text_change import ranged_change
+from ferrule.relay.text_change import Span, ranged_change
 
 MISSING_FILE_RECIPE = "create the file, or send its text with `content` or `update` first"
 
@@ -68,12 +69,13 @@ def disk_key(path: str) -> DiskKey | None:
     return seen.st_mtime_ns, seen.st_size
 
 
-def change(client: LspClient, old: str, new: str) -> list[dict[str, Any]]:
+def change(client: LspClient, old: str, new: str, span: Span | None = None,
+           start_line: int | None = None) -> list[dict[str, Any]]:
     """The contentChanges taking a document the analyzer holds as `old` to `new`: the differing range
-    when the analyzer takes ranges, else the whole text."""
+    (`span` and its `start_line`, when known already) when the analyzer takes ranges, else the whole text."""
     sync = client.capabilities.get("textDocumentSync")
     incremental = (sync.get("change") if isinstance(sync, dict) else sync) == 2
-    ranged = ranged_change(old, new, client.position_encoding) if incremental else None
+    ranged = ranged_change(old, new, client.position_encoding, span, start_line) if incremental else None
     return [ranged if ranged is not None else {"text": new}]
 
 
@@ -299,7 +301,7 @@ class Shown:
     the next op finds it idle. Held back to join the next op's write, or written after the answer,
     the next op was measured slower by more than the write costs."""
 
-    __slots__ = ("_documents", "_client", "_file", "_content", "_overlaid", "_disk", "_before")
+    __slots__ = ("_documents", "_client", "_file", "_content", "_overlaid", "_disk", "_before", "_span", "_start_line")
 
     def __init__(self, documents: Documents, client: LspClient, file: ProjectFile, content: str | None) -> None:
         self._documents = documents
@@ -309,6 +311,8 @@ class Shown:
         self._overlaid = file.rel in documents.overlays
         self._disk: tuple[DiskKey, str] | None | _Unread = _UNREAD
         self._before: str | None = None  # the text the analyzer held before the show, when open
+        self._span: Span | None = None  # where `_before` and the content differ: the restore's span too
+        self._start_line = 0  # the line where that span starts, the same in both texts
 
     @property
     def active(self) -> bool:
@@ -328,9 +332,20 @@ class Shown:
                 client.notify("textDocument/didOpen", {"textDocument": {
                     "uri": uri, "languageId": "rust", "version": version, "text": content}})
             else:
+                self._span = span = changed_span(self._before, content)
+                self._start_line = self._before.count("\n", 0, span[0])
+                changes = change(client, self._before, content, span, self._start_line)
                 client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                         "contentChanges": change(client, self._before, content)})
+                                                         "contentChanges": changes})
         return self
+
+    def _restore(self, content: str, text: str) -> list[dict[str, Any]]:
+        """The change from `content` back to `text`: the show's span turned round, when `text` is what
+        the show left."""
+        span = self._span
+        if span is None or text is not self._before:
+            return change(self._client, content, text)
+        return change(self._client, content, text, (span[0], span[2], span[1]), self._start_line)
 
     def prepare(self) -> None:
         if self._content is not None and not self._overlaid and self._disk is _UNREAD:
@@ -354,13 +369,13 @@ class Shown:
                 key, text = disk
                 client.notify("textDocument/didChange", {
                     "textDocument": {"uri": documents.uri(rel), "version": documents.next_version(rel)},
-                    "contentChanges": change(client, content, text)})
+                    "contentChanges": self._restore(content, text)})
                 documents.hold(client, self._file, text, key)
         elif self._overlaid:  # else an overlay set meanwhile owns the document now
             current.version = documents.next_version(rel)
             client.notify("textDocument/didChange", {
                 "textDocument": {"uri": documents.uri(rel), "version": current.version},
-                "contentChanges": change(client, content, current.text)})
+                "contentChanges": self._restore(content, current.text)})
         client.flush()
 
 

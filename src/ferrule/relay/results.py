@@ -88,7 +88,12 @@ class Branded(_BrandedLine):
     heuristic: bool
 
 
-class ScopeResult(Indexing):
+class Caveats(Indexing, total=False):
+    degraded: bool  # present, and true, with `warnings`: the analyzer could not see all it was asked
+    warnings: list[ErrorRecord]  # why (std, proc-macros, code `#[cfg]` switches off, an unlinked file), the fix
+
+
+class ScopeResult(Caveats):
     symbols: list[Symbol]  # the file's own names and locals, then its imports, then the rest (the prelude)
     more: int  # symbols in scope left out by `max`
     cell: str | None
@@ -103,16 +108,11 @@ class Entry(TypedDict):
     unsafe: bool
 
 
-class CompleteResult(Indexing):
+class CompleteResult(Caveats):
     entries: list[Entry]
 
 
-class _Caveats(Indexing, total=False):
-    degraded: bool  # present, and true, with `warnings`: the analyzer could not see all it was asked
-    warnings: list[ErrorRecord]  # why (std, proc-macros, code `#[cfg]` switches off, an unlinked file), the fix
-
-
-class TypeResult(_Caveats):
+class TypeResult(Caveats):
     display: str
     documentation: str
 
@@ -226,6 +226,7 @@ __all__ = [
     "SymbolsResult",
     "TextEdit",
     "Branded",
+    "Caveats",
     "CompleteResult",
     "Diagnostic",
     "ElsewhereDiagnostic",

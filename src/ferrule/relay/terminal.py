@@ -76,11 +76,12 @@ def _table(rows: list[list[str]]) -> str:
 
 def completions(value: Mapping[str, Any]) -> str:
     entries = value.get("entries") or []
+    caveats = "".join(line + "\n" for line in _warnings(value))
     if not entries:
-        return "(no completions)\n"
+        return caveats + "(no completions)\n"
     rows = [[e.get("name", ""), e.get("kind", "") or "", (e.get("type_text") or "")
              + ("   [unsafe in domain code]" if e.get("unsafe") else "")] for e in entries]
-    return _table(rows)
+    return caveats + _table(rows)
 
 
 def error_count(value: Mapping[str, Any]) -> int:
@@ -150,7 +151,7 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
 
 
 def scope(value: Mapping[str, Any]) -> str:
-    out = [f"module:    {value.get('cell') or '(unknown)'}",
+    out = [*_warnings(value), f"module:    {value.get('cell') or '(unknown)'}",
            f"seam file: {value.get('seam_file') or '(none)'}"]
     branded = value.get("branded") or []
     if branded:

@@ -11,27 +11,35 @@ from typing import Any
 
 from ferrule.conform.textspan import changed_span
 
+Span = tuple[int, int, int]  # (start, old_end, new_end), as `changed_span` gives it
 
-def _position(text: str, offset: int, encoding: str) -> dict[str, int]:
-    line_start = text.rfind("\n", 0, offset) + 1
-    before = text[line_start:offset]
+
+def _units(piece: str, encoding: str) -> int:
+    """The length of `piece` in the position encoding's code units."""
     if encoding == "utf-8":
-        character = len(before.encode("utf-8"))
-    elif encoding == "utf-32":
-        character = len(before)
-    else:
-        character = len(before.encode("utf-16-le", "surrogatepass")) // 2
-    return {"line": text.count("\n", 0, line_start), "character": character}
+        return len(piece.encode("utf-8"))
+    if encoding == "utf-32":
+        return len(piece)
+    return len(piece.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def ranged_change(old: str, new: str, encoding: str) -> dict[str, Any] | None:
+def ranged_change(old: str, new: str, encoding: str, span: Span | None = None,
+                  start_line: int | None = None) -> dict[str, Any] | None:
     """The contentChange replacing the part of `old` that differs from `new`; None when the texts hold
-    a CR (line ends that servers count differently: the whole text is the safe change then)."""
+    a CR (line ends that servers count differently: the whole text is the safe change then).
+    `span` and `start_line` (the line where the span starts), when the caller knows them already,
+    spare passes over the whole text."""
     if "\r" in old or "\r" in new:
         return None
-    start, end_old, end_new = changed_span(old, new)
-    return {"range": {"start": _position(old, start, encoding), "end": _position(old, end_old, encoding)},
+    start, end_old, end_new = changed_span(old, new) if span is None else span
+    if start_line is None:
+        start_line = old.count("\n", 0, start)
+    start_of_line = old.rfind("\n", 0, start) + 1
+    end_line = start_line + old.count("\n", start, end_old)
+    end_of_line = old.rfind("\n", start, end_old) + 1 if end_line > start_line else start_of_line
+    return {"range": {"start": {"line": start_line, "character": _units(old[start_of_line:start], encoding)},
+                      "end": {"line": end_line, "character": _units(old[end_of_line:end_old], encoding)}},
             "text": new[start:end_new]}
 
 
-__all__ = ["ranged_change"]
+__all__ = ["Span", "ranged_change"]

@@ -197,8 +197,7 @@ def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         lines = [f"{_where(args)}: nothing there to describe (no symbol or expression at this position)"]
     else:
         lines = [f"{_where(args)}:"]
-    for warning in warnings:  # why the answer is empty or may mislead, before it
-        lines += [f"warning: {warning.get('message', '')}", f"  fix: {warning.get('recipe', '')}"]
+    lines += _caveat_lines(result)  # why the answer is empty or may mislead, before it
     if display:
         lines.append(_indent(display, "  "))
     if documentation:
@@ -208,12 +207,18 @@ def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _caveat_lines(result: Mapping[str, Any]) -> list[str]:
+    """Each warning the answer carries (why it may mislead) with its fix."""
+    return [line for warning in result.get("warnings") or []
+            for line in (f"warning: {warning.get('message', '')}", f"  fix: {warning.get('recipe', '')}")]
+
+
 def render_complete(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     entries = result.get("entries") or []
     prefix = args.get("prefix")
     filtered = f" starting with {prefix!r}" if prefix else ""
     if not entries:
-        lines = [f"{_where(args)}: no completions{filtered}"]
+        lines = [f"{_where(args)}: no completions{filtered}", *_caveat_lines(result)]
         _indexing_note(result, lines)
         return "\n".join(lines)
     unsafe = sum(1 for e in entries if e.get("unsafe"))
@@ -230,7 +235,7 @@ def render_complete(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
                 "UNSAFE: panics; use a non-panicking alternative" if entry.get("unsafe") else "",
             ]
         )
-    lines = [head, *_columns(rows)]
+    lines = [head, *_caveat_lines(result), *_columns(rows)]
     _indexing_note(result, lines)
     return "\n".join(lines)
 
@@ -238,7 +243,7 @@ def render_complete(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
 def render_scope(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     cell = result.get("cell") or "(crate root)"
     seam = result.get("seam_file") or "(none)"
-    lines = [f"{args.get('file', '?')}: module {cell}, seam file {seam}"]
+    lines = [f"{args.get('file', '?')}: module {cell}, seam file {seam}", *_caveat_lines(result)]
     branded = result.get("branded") or []
     if branded:
         lines.append("")

@@ -86,7 +86,7 @@ async def complete(ctx: OpContext, params: CompleteParams) -> CompleteResult:
         entries.append({"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
                         "type_text": item.get("detail") or "", "unsafe": unsafe})
     result: CompleteResult = {"entries": entries}
-    return ctx.mark(result)
+    return ctx.caveated(result, ctx.analyzer.warnings())
 
 
 async def _panics_on_option_or_result(ctx: OpContext, items: list[dict[str, Any]], item: dict[str, Any]) -> bool:
@@ -149,7 +149,7 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
         branded.append(entry)
     result: ScopeResult = {"symbols": symbols, "more": len(ranked) - len(symbols), "cell": cell,
                            "seam_file": seam_file, "branded": branded}
-    return ctx.mark(result)
+    return ctx.caveated(result, ctx.analyzer.warnings())
 
 
 def _declared(ctx: OpContext, rel: str, text: str) -> tuple[set[str], set[str]]:

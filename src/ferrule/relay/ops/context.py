@@ -16,14 +16,14 @@ from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, RequestTimeout, ResponseError
 from ferrule.lsp.errors import INTERNAL_ERROR
 from ferrule.lsp.positions import line_text
-from ferrule.project import BadRequest, ProjectFile, ProjectRoot
+from ferrule.project import BadRequest, ErrorRecord, ProjectFile, ProjectRoot
 from ferrule.relay.analyzer import AnalyzerProcess
 from ferrule.relay.compile import CompileChecker
 from ferrule.relay.documents import Documents
 from ferrule.relay.enrichment import PolicySlot
 from ferrule.relay.packages import Packages
 from ferrule.relay.params import FileParams, Position
-from ferrule.relay.results import Indexing
+from ferrule.relay.results import Caveats, Indexing
 
 CONTENT_MODIFIED_RETRIES = 5
 LOADING_RETRY_S = 0.05  # while the workspace loads, how often a "file not found" request is retried
@@ -31,6 +31,7 @@ POSITION_RECIPE = ("`line` is 1-based and `character` 0-based, in UTF-8 bytes of
                    "ask within the text the op sees (`content`, else the overlay, else the disk)")
 
 R = TypeVar("R", bound=Indexing)
+C = TypeVar("C", bound=Caveats)
 
 
 class Budget:
@@ -103,6 +104,14 @@ class OpContext:
                 if not error.retryable or attempt > CONTENT_MODIFIED_RETRIES:
                     raise
                 await asyncio.sleep(0.01 * attempt)
+
+    def caveated(self, result: C, warnings: list[ErrorRecord]) -> C:
+        """The answer with `degraded: true` and the `warnings` when it cannot be taken at its word
+        (a standard library the analyzer did not load, code it does not see), then marked."""
+        if warnings:
+            result["degraded"] = True
+            result["warnings"] = warnings
+        return self.mark(result)
 
     def mark(self, result: R) -> R:
         """`indexing: true` when the analyzer was loading or indexing as the op began or as it ended:

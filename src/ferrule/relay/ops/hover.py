@@ -32,10 +32,7 @@ async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
                           or inactive_at(diagnostics, position["line"], position["character"]))
             if blind_spot is not None:
                 warnings.append(blind_spot)
-    if warnings:
-        result["degraded"] = True
-        result["warnings"] = warnings
-    return ctx.mark(result)
+    return ctx.caveated(result, warnings)
 
 
 async def _hints(ctx: OpContext, file: ProjectFile) -> list[dict[str, Any]]:
