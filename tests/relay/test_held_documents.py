@@ -4,12 +4,28 @@ The analyzer must still never answer from a disk text that is gone."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from ferrule.relay.documents import HELD_CAP
+from ferrule.relay.sync import SyncSession
+from testkit.live import copy_crate, live_session
 
 pytestmark = pytest.mark.live
+
+
+@pytest.fixture(scope="module")
+def crate(tmp_path_factory, analyzer) -> Path:
+    """A copy of its own: these tests write to the disk, which sets a shared analyzer indexing."""
+    return copy_crate("stdcrate", tmp_path_factory.mktemp("held"))
+
+
+@pytest.fixture(scope="module")
+def session(crate, private_cache) -> Iterator[SyncSession]:
+    with live_session(crate) as live:
+        yield live
 
 TEXT_RS = "src/text.rs"
 
@@ -18,59 +34,59 @@ def codes(result: dict) -> list[str]:
     return [d["code"] for d in result["diagnostics"]]
 
 
-def test_a_held_file_changed_on_disk_is_seen_by_its_next_op(stdcrate_session, stdcrate):
-    path = stdcrate / TEXT_RS
+def test_a_held_file_changed_on_disk_is_seen_by_its_next_op(session, crate):
+    path = crate / TEXT_RS
     saved = path.read_text(encoding="utf-8")
     broken = saved.replace('let wave = "👋🏽";', 'let wave: u8 = "👋🏽";')
     try:
-        assert codes(stdcrate_session.call("validate", {"file": TEXT_RS, "content": broken})) == ["E0308"]
-        assert TEXT_RS in stdcrate_session.session.documents.held  # what the rest of this test is about
+        assert codes(session.call("validate", {"file": TEXT_RS, "content": broken})) == ["E0308"]
+        assert TEXT_RS in session.session.documents.held  # what the rest of this test is about
         path.write_text(saved + "\npub fn from_disk() -> u8 { nowhere_defined }\n", encoding="utf-8")
-        assert codes(stdcrate_session.call("validate", {"file": TEXT_RS})) == ["E0425"]
+        assert codes(session.call("validate", {"file": TEXT_RS})) == ["E0425"]
         # and a transient show over the new disk text restores that text, not the one held before
-        assert codes(stdcrate_session.call("validate", {"file": TEXT_RS, "content": broken})) == ["E0308"]
-        assert codes(stdcrate_session.call("validate", {"file": TEXT_RS})) == ["E0425"]
+        assert codes(session.call("validate", {"file": TEXT_RS, "content": broken})) == ["E0308"]
+        assert codes(session.call("validate", {"file": TEXT_RS})) == ["E0425"]
     finally:
         path.write_text(saved, encoding="utf-8")
-    assert codes(stdcrate_session.call("validate", {"file": TEXT_RS})) == []
+    assert codes(session.call("validate", {"file": TEXT_RS})) == []
 
 
-def test_another_files_op_sees_the_disk_change_of_a_held_file(stdcrate_session, stdcrate):
-    path = stdcrate / TEXT_RS
+def test_another_files_op_sees_the_disk_change_of_a_held_file(session, crate):
+    path = crate / TEXT_RS
     saved = path.read_text(encoding="utf-8")
-    lib = (stdcrate / "src/lib.rs").read_text(encoding="utf-8")
+    lib = (crate / "src/lib.rs").read_text(encoding="utf-8")
     user = lib + "\nuse crate::text::added_on_disk;\npub fn uses_it() -> u8 { added_on_disk() }\n"
     try:
-        stdcrate_session.call("type", {"file": TEXT_RS, "position": {"line": 1, "character": 0}, "content": saved + "\n"})
-        assert "E0432" in codes(stdcrate_session.call("validate", {"file": "src/lib.rs", "content": user}))
+        session.call("type", {"file": TEXT_RS, "position": {"line": 1, "character": 0}, "content": saved + "\n"})
+        assert "E0432" in codes(session.call("validate", {"file": "src/lib.rs", "content": user}))
         path.write_text(saved + "\npub fn added_on_disk() -> u8 { 1 }\n", encoding="utf-8")
-        assert codes(stdcrate_session.call("validate", {"file": "src/lib.rs", "content": user})) == []
+        assert codes(session.call("validate", {"file": "src/lib.rs", "content": user})) == []
     finally:
         path.write_text(saved, encoding="utf-8")
-    assert "E0432" in codes(stdcrate_session.call("validate", {"file": "src/lib.rs", "content": user}))
+    assert "E0432" in codes(session.call("validate", {"file": "src/lib.rs", "content": user}))
 
 
-def test_an_overlay_set_on_a_held_file_and_dropped_leaves_the_disk_text(stdcrate_session, stdcrate):
-    saved = (stdcrate / TEXT_RS).read_text(encoding="utf-8")
-    stdcrate_session.call("validate", {"file": TEXT_RS, "content": saved + "\n"})
+def test_an_overlay_set_on_a_held_file_and_dropped_leaves_the_disk_text(session, crate):
+    saved = (crate / TEXT_RS).read_text(encoding="utf-8")
+    session.call("validate", {"file": TEXT_RS, "content": saved + "\n"})
     try:
-        stdcrate_session.call("update", {"file": TEXT_RS, "content": saved + "\npub fn f() -> u8 { gone }\n"})
-        assert codes(stdcrate_session.call("validate", {"file": TEXT_RS})) == ["E0425"]
-        assert TEXT_RS not in stdcrate_session.session.documents.held
+        session.call("update", {"file": TEXT_RS, "content": saved + "\npub fn f() -> u8 { gone }\n"})
+        assert codes(session.call("validate", {"file": TEXT_RS})) == ["E0425"]
+        assert TEXT_RS not in session.session.documents.held
     finally:
-        stdcrate_session.call("update", {"file": TEXT_RS, "content": None})
-    assert codes(stdcrate_session.call("validate", {"file": TEXT_RS})) == []
+        session.call("update", {"file": TEXT_RS, "content": None})
+    assert codes(session.call("validate", {"file": TEXT_RS})) == []
 
 
-def test_past_the_cap_the_oldest_held_file_is_closed(stdcrate_session, stdcrate, tmp_path):
+def test_past_the_cap_the_oldest_held_file_is_closed(session, crate):
     made = []
     try:
         for n in range(HELD_CAP + 2):
             rel = f"src/held_{n}.rs"
-            (stdcrate / rel).write_text(f"pub fn f{n}() -> u8 {{ {n} }}\n", encoding="utf-8")
-            made.append(stdcrate / rel)
-            stdcrate_session.call("validate", {"file": rel, "content": f"pub fn f{n}() -> u8 {{ {n} + 1 }}\n"})
-        held = stdcrate_session.session.documents.held
+            (crate / rel).write_text(f"pub fn f{n}() -> u8 {{ {n} }}\n", encoding="utf-8")
+            made.append(crate / rel)
+            session.call("validate", {"file": rel, "content": f"pub fn f{n}() -> u8 {{ {n} + 1 }}\n"})
+        held = session.session.documents.held
         assert len(held) == HELD_CAP and "src/held_0.rs" not in held and f"src/held_{HELD_CAP + 1}.rs" in held
     finally:
         for path in made:
