@@ -30,8 +30,12 @@ def session(tmp_path_factory, analyzer, private_cache) -> Iterator[SyncSession]:
         yield live
 
 
-def test_init_names_the_unexpanded_proc_macros(session):
-    error = session.init_result["proc_macro_error"]  # type: ignore[attr-defined]
+def test_init_names_the_unexpanded_proc_macros(session, analyzer):
+    init = session.init_result  # type: ignore[attr-defined]
+    if "proc_macro_error" not in init and analyzer.release < (1, 96):
+        pytest.skip(f"{analyzer.version} puts a proc-macro server's failure in its status only some of the time "
+                    "(a race at its start); validate learns it from the macro error (the next test)")
+    error = init["proc_macro_error"]
     assert error["kind"] == "proc-macros-unexpanded"
     assert "proc-macro server" in error["message"]
     assert "rustup component add rust-analyzer" in error["recipe"]
