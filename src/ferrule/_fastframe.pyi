@@ -7,6 +7,7 @@ __all__ = [
     "LineFramer",
     "LspFramer",
     "LineIndex",
+    "changed_span",
     "convert_column",
     "encode_lsp",
 ]
@@ -40,4 +41,5 @@ class LineIndex:
     def position(self, offset: int, encoding: str = "utf-32") -> tuple[int, int]: ...
 
 def encode_lsp(body: bytes) -> bytes: ...
+def changed_span(old: str, new: str) -> tuple[int, int, int]: ...
 def convert_column(line: str, column: int, src: str, dst: str) -> int: ...

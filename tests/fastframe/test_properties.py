@@ -212,3 +212,35 @@ def test_line_index_matches_naive_reference(twin, text, data):
     for line, column, offset, enc in queries:
         assert index.offset(line, column, enc) == naive.offset(line, column, enc)
         assert index.position(offset, enc) == naive.position(offset, enc)
+
+
+# one width against another: an edit may widen a str (an emoji into ASCII) or narrow it
+span_texts = st.text(alphabet=st.sampled_from(["a", "b", "\n", "é", "中", "😀", "\u0a0a", "\u010a"]), max_size=40)
+
+
+@PROPERTY
+@given(old=span_texts, new=span_texts)
+def test_changed_span_is_the_one_part_that_differs(twin, old, new):
+    start, old_end, new_end = twin.fastframe.changed_span(old, new)
+    assert old[:start] == new[:start] and old[old_end:] == new[new_end:]
+    assert start <= old_end and start <= new_end
+    if start < min(len(old), len(new)):  # the prefix is the longest
+        assert old[start] != new[start]
+    if old_end > start and new_end > start:  # and so is the suffix that does not reach into it
+        assert old[old_end - 1] != new[new_end - 1]
+
+
+@pytest.mark.c_extension
+@PROPERTY
+@given(old=span_texts, new=span_texts)
+def test_changed_span_twins_agree(c, old, new):
+    assert c.changed_span(old, new) == py.changed_span(old, new)
+
+
+@pytest.mark.parametrize("width", ["a", "é", "😀"])
+@pytest.mark.parametrize("at", [0, 1, 2047, 2048, 4095, 4096, 4097, 8191, 12_000, 19_999])
+def test_changed_span_finds_one_change_in_a_long_text(twin, width, at):
+    old = (width + "b" * 9) * 2000  # 20,000 characters: several blocks of every storage width
+    new = old[:at] + "X" + old[at + 1:]
+    assert twin.fastframe.changed_span(old, new) == (at, at + 1, at + 1)
+    assert twin.fastframe.changed_span(old, old[:at] + old[at:]) == (20_000, 20_000, 20_000)

@@ -11,6 +11,7 @@ from ferrule.relay.ops.completion import PROBE_NAME, with_probe
 @pytest.mark.parametrize("text", ["", "fn a() {}\n", "fn a() {}", "é\n\n// last line without newline"])
 def test_the_neutral_position_is_the_end_of_the_probes_body_line(text):
     shown, position = with_probe(text)
+    assert with_probe(text, text.count("\n")) == (shown, position)  # the count a line index knows
     assert shown.startswith(text) and shown.endswith("}\n")
     lines = shown.split("\n")
     assert lines[position.line - 2] == f"fn {PROBE_NAME}() {{"

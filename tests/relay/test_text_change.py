@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ferrule.conform.textspan import changed_span
 from ferrule.relay.text_change import ranged_change
+from ferrule.textspan import changed_span
 
 
 def applied(old: str, change: dict, encoding: str) -> str:

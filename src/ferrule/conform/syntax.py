@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import tree_sitter
 import tree_sitter_rust
 
-from ferrule.conform.textspan import changed_span as changed_span
+from ferrule.textspan import changed_span as changed_span
 
 LANGUAGE = tree_sitter.Language(tree_sitter_rust.language())
 

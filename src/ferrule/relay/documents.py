@@ -17,8 +17,7 @@ import os
 from types import TracebackType
 from typing import Any
 
-from ferrule.conform.textspan import changed_span
-from ferrule.fastframe import LineIndex
+from ferrule.fastframe import LineIndex, changed_span
 from ferrule.lsp import LspClient, path_to_uri
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
 from ferrule.relay.text_change import Span, ranged_change
@@ -164,6 +163,14 @@ class Documents:
             return None
         known = self._disk_indexes.get(file.rel)
         return None if known is None or known[1] is not index else (known[0], index.text)
+
+    def index_of(self, rel: str, text: str) -> LineIndex | None:
+        """The line index already built for `text` as the file's overlay or disk text, else None."""
+        overlay = self.overlays.get(rel)
+        if overlay is not None and overlay.text is text:
+            return overlay.index
+        known = self._disk_indexes.get(rel)
+        return known[1] if known is not None and known[1].text is text else None
 
     def disk_text_or_none(self, file: ProjectFile) -> str | None:
         """The disk text, read again only when the file's mtime or size changed; None when unreadable."""
@@ -333,7 +340,9 @@ class Shown:
                     "uri": uri, "languageId": "rust", "version": version, "text": content}})
             else:
                 self._span = span = changed_span(self._before, content)
-                self._start_line = self._before.count("\n", 0, span[0])
+                known = documents.index_of(rel, self._before)  # the line by bisection, not a count
+                self._start_line = (known.position(span[0])[0] if known is not None
+                                    else self._before.count("\n", 0, span[0]))
                 changes = change(client, self._before, content, span, self._start_line)
                 client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                          "contentChanges": changes})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ferrule.conform.textspan import changed_span
+from ferrule.fastframe import changed_span
 
 Span = tuple[int, int, int]  # (start, old_end, new_end), as `changed_span` gives it
 

@@ -28,12 +28,16 @@ from ferrule.relay.results import Branded, CompleteResult, Entry, ScopeResult, S
 PROBE_NAME = "__ferrule_scope_probe__"
 
 
-def with_probe(text: str) -> tuple[str, Position]:
+def with_probe(text: str, newlines: int | None = None) -> tuple[str, Position]:
     """`text` with an empty probe function appended, and the neutral top-level position inside it
-    (the end of its indented, otherwise empty body line)."""
-    head = (text if text.endswith("\n") or not text else text + "\n") + f"\nfn {PROBE_NAME}() {{\n"
+    (the end of its indented, otherwise empty body line). `newlines`: the count of LF in `text`, when
+    known (a line index has it)."""
+    if newlines is None:
+        newlines = text.count("\n")
+    ends_a_line = text.endswith("\n") or not text
+    head = (text if ends_a_line else text + "\n") + f"\nfn {PROBE_NAME}() {{\n"
     body = "    "
-    return head + body + "\n}\n", Position(head.count("\n") + 1, len(body))
+    return head + body + "\n}\n", Position(newlines + (1 if ends_a_line else 2) + 2, len(body))
 
 
 async def _completion_items(ctx: OpContext, file: ProjectFile, position: dict[str, int], shown: Shown,
@@ -108,7 +112,7 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
         position = ctx.lsp_position(file, params.position, None, index)
         shown_text = None
     else:  # a neutral top-level position: inside a probe function appended for this op only
-        shown_text, neutral = with_probe(text)
+        shown_text, neutral = with_probe(text, index.line_count - 1)
         position = {"line": neutral.line - 1, "character": neutral.character}  # ASCII: any encoding
     policy = ctx.policy.current
     with documents.showing(ctx.client, file, shown_text) as shown:
