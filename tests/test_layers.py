@@ -16,7 +16,7 @@ import pytest
 import ferrule
 
 PACKAGE = Path(ferrule.__file__).resolve().parent
-LEAVES = ("ferrule.fastframe", "ferrule.capture", "ferrule._", "ferrule.__version__")
+LEAVES = ("ferrule.fastframe", "ferrule.capture", "ferrule.textspan", "ferrule._", "ferrule.__version__")
 
 # package -> the ferrule packages it may import besides itself and the leaves
 ALLOWED = {
