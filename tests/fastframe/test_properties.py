@@ -237,7 +237,7 @@ def test_changed_span_twins_agree(c, old, new):
     assert c.changed_span(old, new) == py.changed_span(old, new)
 
 
-@pytest.mark.parametrize("width", ["a", "é", "😀"])
+@pytest.mark.parametrize("width", ["a", "é", "中", "😀"])  # stored 1, 1, 2 and 4 bytes a character
 @pytest.mark.parametrize("at", [0, 1, 2047, 2048, 4095, 4096, 4097, 8191, 12_000, 19_999])
 def test_changed_span_finds_one_change_in_a_long_text(twin, width, at):
     old = (width + "b" * 9) * 2000  # 20,000 characters: several blocks of every storage width

@@ -141,3 +141,12 @@ def test_fractional_numbers_are_refused_by_name(root, field, value, named):
     with pytest.raises(FrameRejected) as caught:
         parse_request(orjson.dumps({"proto": 1, "id": 1, "op": "complete", "params": params}), root)
     assert named in caught.value.error.message and "must be an integer" in caught.value.error.message
+
+
+def test_a_lone_surrogate_in_text_is_refused_with_the_id_echoed(root):
+    frame = b'{"proto":1,"id":7,"op":"validate","params":{"file":"src/lib.rs","content":"fn a() {}\\ud800"}}'
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(frame, root)
+    assert caught.value.id == 7 and "not Unicode text" in caught.value.error.message
+    whole = b'{"proto":1,"id":8,"op":"validate","params":{"file":"src/lib.rs","content":"\\ud83d\\ude00"}}'
+    assert parse_request(whole, root).params.content == "😀"  # a pair of escapes is one character

@@ -14,6 +14,7 @@ answers from a disk text that is gone.
 from __future__ import annotations
 
 import os
+import time
 from types import TracebackType
 from typing import Any
 
@@ -48,7 +49,10 @@ class Overlay:
 _DISK_INDEX_CAP = 256  # files whose disk line index is kept at once
 HELD_CAP = 8  # files held open with their disk text: each costs a stat before every op
 
-DiskKey = tuple[int, int]  # (mtime_ns, size): the disk text read is still the disk's while it holds
+DiskKey = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode): the text read is the disk's while it holds
+# A file changed this recently may change again within the same tick of the filesystem's clock with
+# its size kept, and its key would not show it: such a file is not held open (as git's racy check).
+RACY_NS = 50_000_000
 
 
 class Held:
@@ -60,12 +64,20 @@ class Held:
         self.file, self.text, self.key = file, text, key
 
 
+def key_of(seen: os.stat_result) -> DiskKey:
+    return seen.st_mtime_ns, seen.st_ctime_ns, seen.st_size, seen.st_ino
+
+
 def disk_key(path: str) -> DiskKey | None:
     try:
-        seen = os.stat(path)
+        return key_of(os.stat(path))
     except OSError:
         return None
-    return seen.st_mtime_ns, seen.st_size
+
+
+def racy(key: DiskKey) -> bool:
+    """Whether the file changed too recently for its key to show the next change."""
+    return time.time_ns() - max(key[0], key[1]) < RACY_NS
 
 
 def change(client: LspClient, old: str, new: str, span: Span | None = None,
@@ -97,7 +109,7 @@ class Documents:
     def __init__(self, root: ProjectRoot) -> None:
         self.root = root
         self.overlays: dict[str, Overlay] = {}
-        self._disk_indexes: dict[str, tuple[tuple[int, int], LineIndex]] = {}  # rel -> ((mtime, size), index)
+        self._disk_indexes: dict[str, tuple[DiskKey, LineIndex]] = {}  # rel -> (key, index)
         self._versions: dict[str, int] = {}
         self._uris: dict[str, str] = {}
         self.held: dict[str, Held] = {}  # oldest first
@@ -173,20 +185,20 @@ class Documents:
         return known[1] if known is not None and known[1].text is text else None
 
     def disk_text_or_none(self, file: ProjectFile) -> str | None:
-        """The disk text, read again only when the file's mtime or size changed; None when unreadable."""
+        """The disk text, read again only when the file changed (its key); None when unreadable."""
         try:
             return self._disk_index(file).text
         except BadRequest:
             return None
 
     def _disk_index(self, file: ProjectFile) -> LineIndex:
-        """The disk text's line index, built again only when the file's mtime or size changed: checking
+        """The disk text's line index, built again only when the file changed (its key): checking
         a position must not read and index the whole file on every op."""
         try:
             seen = os.stat(file.real)
         except OSError:
             return LineIndex(self.disk_text(file))  # raises the clear error
-        key = (seen.st_mtime_ns, seen.st_size)
+        key = key_of(seen)
         known = self._disk_indexes.get(file.rel)
         if known is not None and known[0] == key:
             return known[1]
@@ -276,7 +288,7 @@ class Documents:
         client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                  "contentChanges": change(client, held.text, text)})
         key = disk_key(file.real)
-        if key is None:
+        if key is None or racy(key):
             del self.held[file.rel]
             client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         else:
@@ -330,7 +342,6 @@ class Shown:
         if content is not None:
             documents, rel, client = self._documents, self._file.rel, self._client
             uri, version = documents.uri(rel), documents.next_version(rel)
-            documents.show_began(rel)
             held = None if self._overlaid else documents.held.get(rel)
             if held is not None:
                 self._disk = (held.key, held.text)  # checked against the disk at the op's start
@@ -346,6 +357,7 @@ class Shown:
                 changes = change(client, self._before, content, span, self._start_line)
                 client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                          "contentChanges": changes})
+            documents.show_began(rel)  # only once it is shown: a show that failed leaves nothing to end
         return self
 
     def _restore(self, content: str, text: str) -> list[dict[str, Any]]:
@@ -371,7 +383,7 @@ class Shown:
         current = documents.overlays.get(rel)
         if current is None:
             disk = self._disk
-            if not isinstance(disk, tuple) or not documents.holding or self._overlaid:
+            if not isinstance(disk, tuple) or not documents.holding or self._overlaid or racy(disk[0]):
                 documents.held.pop(rel, None)
                 documents.close_document(client, self._file, disk if not isinstance(disk, tuple) else disk[1])
             else:  # back to the disk text, and held open for the next show

@@ -70,6 +70,14 @@ def _lenient_loads(line: bytes | str) -> Any:
         return None
 
 
+def _encodable(frame: Any) -> bool:
+    try:
+        orjson.dumps(frame)
+    except TypeError:
+        return False
+    return True
+
+
 def _valid_id(value: Any) -> bool:
     """A string, or a number the answer can carry back exactly."""
     if isinstance(value, str):
@@ -84,9 +92,11 @@ def _valid_id(value: Any) -> bool:
 def parse_request(line: bytes | str, root: ProjectRoot | None = None) -> Request:
     """Parse and check one frame, params included; raise FrameRejected carrying the id to echo (None
     when unreadable). With `root`, the file a request names is checked against the sandbox."""
+    lenient = False
     try:
         frame = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
+        lenient = True
         frame = _lenient_loads(line)  # valid JSON orjson cannot hold (1e400): still has an id to echo
         if frame is None:
             raise FrameRejected(None, BadRequest(f"unparseable frame: {exc}", _FRAME_RECIPE)) from None
@@ -94,6 +104,10 @@ def parse_request(line: bytes | str, root: ProjectRoot | None = None) -> Request
         raise FrameRejected(None, BadRequest(
             f"unparseable frame: expected a JSON object, got {type_name(frame)}", _FRAME_RECIPE))
     request_id = frame.get("id")
+    if lenient and not _encodable(frame):  # orjson refuses lone surrogates; json.loads lets them through
+        raise FrameRejected(request_id if _valid_id(request_id) else None, BadRequest(
+            "frame holds a string that is not Unicode text (a lone surrogate escape such as \\ud800)",
+            "send UTF-8 text: escape only whole characters (a pair of surrogates for one beyond U+FFFF)"))
     if not _valid_id(request_id):
         got = "no `id`" if "id" not in frame else f"`id` {shown(request_id)}"
         raise FrameRejected(None, BadRequest(

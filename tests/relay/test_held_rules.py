@@ -1,0 +1,73 @@
+"""The rules of holding a file open, without an analyzer: a show that fails leaves nothing behind, and
+a file changed a moment ago is not held."""
+
+from __future__ import annotations
+
+import pytest
+
+from ferrule.project import ProjectRoot
+from ferrule.relay import documents as documents_module
+from ferrule.relay.documents import Documents
+
+
+class Analyzer:
+    """The LSP client's face that Documents uses; `refuse` makes every notification fail."""
+
+    capabilities = {"textDocumentSync": {"openClose": True, "change": 2}}
+    position_encoding = "utf-8"
+    alive = True
+
+    def __init__(self, refuse: bool = False) -> None:
+        self.refuse = refuse
+        self.sent: list[tuple[str, dict]] = []
+
+    def notify(self, method: str, params: dict) -> None:
+        if self.refuse:
+            raise TypeError("not encodable")
+        self.sent.append((method, params))
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "p"\nversion = "0.1.0"\n')
+    (tmp_path / "src").mkdir()
+    lib = tmp_path / "src" / "lib.rs"
+    lib.write_text("pub fn f() -> u8 { 1 }\n")
+    root = ProjectRoot(tmp_path)
+    return root, root.file("src/lib.rs")
+
+
+def test_a_show_that_fails_leaves_the_file_to_the_disk_check(project, monkeypatch):
+    monkeypatch.setattr(documents_module, "RACY_NS", 0)  # the file was written a moment ago
+    root, lib = project
+    documents = Documents(root)
+    with pytest.raises(TypeError), documents.showing(Analyzer(refuse=True), lib, "pub fn f() -> u8 { 2 }\n"):
+        pass
+    analyzer = Analyzer()
+    with documents.showing(analyzer, lib, "pub fn f() -> u8 { 3 }\n") as shown:
+        shown.prepare()
+    assert "src/lib.rs" in documents.held
+    with open(lib.real, "a", encoding="utf-8") as out:
+        out.write("// edited on disk\n")
+    documents.before_op(analyzer, holding=True)
+    assert "src/lib.rs" not in documents.held
+    assert [method for method, _ in analyzer.sent[-2:]] == ["textDocument/didChange", "textDocument/didClose"]
+
+
+def test_a_file_changed_a_moment_ago_is_not_held(project, monkeypatch):
+    root, lib = project
+    documents = Documents(root)
+    analyzer = Analyzer()
+    with open(lib.real, "a", encoding="utf-8") as out:
+        out.write("// now\n")
+    with documents.showing(analyzer, lib, "pub fn f() -> u8 { 4 }\n") as shown:
+        shown.prepare()
+    assert "src/lib.rs" not in documents.held  # closed after the show, as before files were held
+    assert analyzer.sent[-1][0] == "textDocument/didClose"
+    monkeypatch.setattr(documents_module, "RACY_NS", 0)
+    with documents.showing(analyzer, lib, "pub fn f() -> u8 { 5 }\n") as shown:
+        shown.prepare()
+    assert "src/lib.rs" in documents.held
