@@ -50,7 +50,7 @@ def test_serving_loads_nothing_of_the_other_layers():
                                                  "ferrule._capture_shared", "ferrule._capture_helpers",
                                                  "ferrule._capture_helpers_c", "ferrule._twins",
                                                  "ferrule._fastframe", "ferrule._fastframe_py",
-                                                 "ferrule._frame_errors"} | {
+                                                 "ferrule._frame_errors", "ferrule.textspan"} | {
         f"ferrule.mcp.{p.stem}" for p in PACKAGE.glob("*.py")} | {"ferrule.mcp"}
 
 
