@@ -184,13 +184,6 @@ class Documents:
         known = self._disk_indexes.get(rel)
         return known[1] if known is not None and known[1].text is text else None
 
-    def disk_text_or_none(self, file: ProjectFile) -> str | None:
-        """The disk text, read again only when the file changed (its key); None when unreadable."""
-        try:
-            return self._disk_index(file).text
-        except BadRequest:
-            return None
-
     def _disk_index(self, file: ProjectFile) -> LineIndex:
         """The disk text's line index, built again only when the file changed (its key): checking
         a position must not read and index the whole file on every op."""
