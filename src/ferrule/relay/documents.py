@@ -165,16 +165,15 @@ class Documents:
         overlay = self.overlays.get(file.rel)
         if overlay is not None:
             return overlay.index
-        return self._disk_index(file)
+        return self._disk_entry(file)[1]
 
     def disk_state(self, file: ProjectFile) -> tuple[DiskKey, str] | None:
         """(key, text) of the file on disk, read again only when the key changed; None when unreadable."""
         try:
-            index = self._disk_index(file)
+            key, index = self._disk_entry(file)
         except BadRequest:
             return None
-        known = self._disk_indexes.get(file.rel)
-        return None if known is None or known[1] is not index else (known[0], index.text)
+        return key, index.text
 
     def index_of(self, rel: str, text: str) -> LineIndex | None:
         """The line index already built for `text` as the file's overlay or disk text, else None."""
@@ -184,22 +183,23 @@ class Documents:
         known = self._disk_indexes.get(rel)
         return known[1] if known is not None and known[1].text is text else None
 
-    def _disk_index(self, file: ProjectFile) -> LineIndex:
-        """The disk text's line index, built again only when the file changed (its key): checking
-        a position must not read and index the whole file on every op."""
+    def _disk_entry(self, file: ProjectFile) -> tuple[DiskKey, LineIndex]:
+        """The disk text's key and line index, built again only when the file changed (its key):
+        checking a position must not read and index the whole file on every op."""
         try:
             seen = os.stat(file.real)
         except OSError:
-            return LineIndex(self.disk_text(file))  # raises the clear error
+            text = self.disk_text(file)  # raises the clear error, unless the file appeared meanwhile
+            return (0, 0, -1, 0), LineIndex(text)  # a key no file has: matched by nothing, never kept
         key = key_of(seen)
         known = self._disk_indexes.get(file.rel)
         if known is not None and known[0] == key:
-            return known[1]
-        index = LineIndex(self.disk_text(file))
+            return known
+        entry = key, LineIndex(self.disk_text(file))
         if len(self._disk_indexes) >= _DISK_INDEX_CAP:
             self._disk_indexes.clear()
-        self._disk_indexes[file.rel] = (key, index)
-        return index
+        self._disk_indexes[file.rel] = entry
+        return entry
 
     # ---- overlays --------------------------------------------------------------------------------
 

@@ -51,7 +51,7 @@ def column(lines: Sequence[str] | None, line: int, character: int) -> int:
 def type_text(value: Mapping[str, Any]) -> str:
     display = (value.get("display") or "").strip()
     docs = (value.get("documentation") or "").strip()
-    caveats = "".join(line + "\n" for line in _warnings(value))
+    caveats = _caveats(value)
     if not display and not docs:
         return caveats + ("" if caveats else "(nothing known at this position)\n")
     return caveats + display + ("\n\n" + docs if docs else "") + "\n"
@@ -61,6 +61,10 @@ def _warnings(value: Mapping[str, Any]) -> list[str]:
     """Why the answer cannot be taken at its word, and the fix: said before the answer."""
     return [f"warning: {warning.get('message')}\n  to fix: {warning.get('recipe')}"
             for warning in value.get("warnings") or []]
+
+
+def _caveats(value: Mapping[str, Any]) -> str:
+    return "".join(line + "\n" for line in _warnings(value))
 
 
 def _table(rows: list[list[str]]) -> str:
@@ -76,7 +80,7 @@ def _table(rows: list[list[str]]) -> str:
 
 def completions(value: Mapping[str, Any]) -> str:
     entries = value.get("entries") or []
-    caveats = "".join(line + "\n" for line in _warnings(value))
+    caveats = _caveats(value)
     if not entries:
         return caveats + "(no completions)\n"
     rows = [[e.get("name", ""), e.get("kind", "") or "", (e.get("type_text") or "")
