@@ -125,8 +125,13 @@ def server_pid() -> int:
 
 
 def analyzer_pids(server: int) -> list[int]:
-    return [pid for pid in child_pids(server)
-            if alive(pid) and any("rust-analyzer" in part for part in command_line(pid)[:1])]
+    """The server's running analyzers; the short-lived `rust-analyzer --version` probe is not one."""
+    found = []
+    for pid in child_pids(server):
+        command = command_line(pid)
+        if alive(pid) and command and "rust-analyzer" in command[0] and "--version" not in command:
+            found.append(pid)
+    return found
 
 
 def run_server(root: Path, env: dict[str, str], body: Callable[[ClientSession], Awaitable[Any]],
