@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ class ScriptedSession:
         self.first, self.script = first, script
         self.calls: list[tuple[str, dict]] = []
         self.closed = 0
+        self.cancelled = threading.Event()  # set by `cancel`, from the closing thread
         self.analyzer_starts = 1  # its init's; a scripted callable may add respawns
 
     def call(self, op, params):
@@ -40,6 +42,9 @@ class ScriptedSession:
         if isinstance(item, Exception):
             raise item
         return item
+
+    def cancel(self):
+        self.cancelled.set()
 
     def close(self):
         self.closed += 1

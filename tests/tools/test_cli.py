@@ -58,17 +58,22 @@ def test_a_root_without_cargo_toml_is_served_with_a_warning(tmp_path):
     assert done.returncode == 0 and b"no Cargo.toml" in done.stderr
 
 
+def validating_server(crate, analyzer, *extra):
+    """`ferrule mcp` on `crate`, initialised and asked to validate src/lib.rs (stdin left open)."""
+    server = subprocess.Popen([sys.executable, "-m", "ferrule", "mcp", "--root", str(crate), *extra],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env={**os.environ, **analyzer.env})
+    server.stdin.write(frames(("rust_validate", {"file": "src/lib.rs"})))
+    server.stdin.flush()
+    assert b'"id":1' in server.stdout.readline()
+    return server
+
+
 @pytest.mark.live
 @pytest.mark.parametrize("moment", ["idle", "mid-call"])
 def test_sigterm_stops_the_server_and_its_analyzer(tmp_path, analyzer, moment):
-    crate = copy_crate(DEMO_CRATE, tmp_path)
-    server = subprocess.Popen([sys.executable, "-m", "ferrule", "mcp", "--root", str(crate)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              env={**os.environ, **analyzer.env})
+    server = validating_server(copy_crate(DEMO_CRATE, tmp_path), analyzer)
     try:
-        server.stdin.write(frames(("rust_validate", {"file": "src/lib.rs"})))
-        server.stdin.flush()
-        assert b'"id":1' in server.stdout.readline()
         if moment == "idle":
             assert b'"id":2' in server.stdout.readline()
         deadline = time.monotonic() + 30
@@ -83,6 +88,32 @@ def test_sigterm_stops_the_server_and_its_analyzer(tmp_path, analyzer, moment):
         while alive(analyzers[0]) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not alive(analyzers[0]), "the analyzer outlived its server"
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+@pytest.mark.live
+def test_sigterm_stops_the_server_while_its_analyzer_never_finishes_starting(tmp_path, analyzer):
+    """The first call waits on an analyzer that answers nothing after `--version` (a hung start, or
+    indexing that outlasts the host's patience): SIGTERM must still end the server, and that analyzer
+    with it, instead of waiting for the call."""
+    crate = copy_crate(DEMO_CRATE, tmp_path)
+    hung = tmp_path / "rust-analyzer"
+    hung.write_text(f'#!/bin/bash\n[ "$1" = --version ] && exec {analyzer.path} --version\n'
+                    'exec -a rust-analyzer-hung sleep 600\n')
+    hung.chmod(0o755)
+    server = validating_server(crate, analyzer, "--rust-analyzer", str(hung))
+    try:
+        deadline = time.monotonic() + 30
+        while not analyzer_pids(server.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (stuck,) = analyzer_pids(server.pid)
+        assert command_line(stuck)[0] == "rust-analyzer-hung"
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=20) == 128 + signal.SIGTERM
+        assert not alive(stuck), "the hung analyzer outlived its server"
     finally:
         if server.poll() is None:
             server.kill()

@@ -142,3 +142,25 @@ def test_start_reports_a_missing_analyzer_with_its_recipe(tmp_path):
     relay, _ = link(tmp_path, starts=[AnalyzerMissing("no rust-analyzer found")])
     outcome = relay.start()
     assert outcome.error.kind == "rust-analyzer-missing" and "rustup component add" in outcome.error.recipe
+
+
+def test_close_cancels_a_call_in_flight_and_neither_retries_nor_restarts_it(tmp_path):
+    """A host's SIGTERM while a call waits on the analyzer: closing must not wait for that call."""
+    entered = threading.Event()
+
+    def hangs_until_cancelled(session):
+        entered.set()
+        assert session.cancelled.wait(30), "close waited for the call instead of cancelling it"
+        return OracleCrashed("the analyzer was stopped under the call")  # as the cancelled op ends
+
+    relay, sessions = link(tmp_path, hangs_until_cancelled, {"display": "never asked"})
+    outcomes = []
+    caller = threading.Thread(target=lambda: outcomes.append(relay.call("type", {"file": "a.rs"})))
+    caller.start()
+    assert entered.wait(30)
+    relay.close()
+    caller.join(30)
+    (outcome,) = outcomes
+    assert isinstance(outcome.error, OracleCrashed) and not outcome.retried
+    assert len(sessions) == 1 and ops(sessions[0]) == ["init", "type"] and sessions[0].closed == 1
+    assert relay.call("type", {"file": "a.rs"}).result == {"display": "never asked"}  # closed, not dead

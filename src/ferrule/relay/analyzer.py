@@ -181,6 +181,9 @@ class AnalyzerProcess:
         except RequestTimeout:
             await client.shutdown(timeout=1.0)
             raise
+        except asyncio.CancelledError:  # the op was cancelled (its server is stopping): no dance with a
+            client.kill()  # server that has not answered `initialize`, it would only time out
+            raise
         self.codec = PositionCodec(client.position_encoding)
         self.pull_diagnostics = "diagnosticProvider" in client.capabilities and not push_forced()
         if reopen is not None:

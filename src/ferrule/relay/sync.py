@@ -35,10 +35,28 @@ class SyncSession:
         # unwind out of a call, and uvloop keeps such an exception inside its C loop
         self._loop = asyncio.new_event_loop()
         self._closed = False
+        self._task: asyncio.Task[Any] | None = None  # what runs on the loop now
+        self._cancelled: asyncio.Task[Any] | None = None
         self.session: Session = self._run(_make(root, analyzer, on_progress, quiet_policy, cool_down))
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self._loop.run_until_complete(coro)
+        task = self._task = self._loop.create_task(coro)
+        try:
+            return self._loop.run_until_complete(task)
+        finally:
+            self._task = None
+
+    def cancel(self) -> None:
+        """Cancel what runs on the session now, from another thread: the blocked `call` (or the start)
+        raises CancelledError, the analyzer's pending requests cancelled, a cargo it ran killed."""
+        task = self._task
+        if task is None or self._closed or task is self._cancelled:
+            return  # idle, shutting down (never cut short), or cancelled already (its clean-up runs)
+        self._cancelled = task
+        try:
+            self._loop.call_soon_threadsafe(task.cancel)
+        except RuntimeError:  # the loop closed meanwhile: nothing runs any more
+            pass
 
     def call(self, op: str, params: Mapping[str, object] | None = None) -> OpResult:
         """Run one op and block until it answers; raises what `Session.call` raises."""

@@ -7,7 +7,9 @@ the relay respawns it on its next op, so the call is retried once, and only a se
 the agent. An agent cannot send `init`, so an analyzer that died twice in a row is started again by
 the first call after a cool-down that grows with each death in a row (relay.analyzer.COOL_DOWN_S);
 a call within the cool-down is answered at once and starts nothing. A start that fails (no analyzer,
-a workspace that does not load) keeps nothing: the next call tries again.
+a workspace that does not load) keeps nothing: the next call tries again. Closing while a call runs
+(a host's SIGTERM mid-call) cancels that call instead of waiting for it: its answer would reach no one,
+and the first call may be minutes of indexing.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class RelayCaller(Protocol):
     def analyzer_starts(self) -> int: ...  # analyzers spawned so far, respawns included
 
     def call(self, op: str, params: Mapping[str, object]) -> Mapping[str, Any]: ...
+
+    def cancel(self) -> None: ...  # from another thread: the call running now ends (CancelledError)
 
     def close(self) -> None: ...
 
@@ -78,6 +82,8 @@ class SharedRelay:
         self.analyzer = analyzer
         self._factory = session_factory or functools.partial(_sync_session, cool_down=cool_down)
         self._session: RelayCaller | None = None
+        self._in_use: RelayCaller | None = None  # the session a call runs on now, a starting one too
+        self._closing = False
         self._starts_seen = 0  # the session's analyzer starts when the last call ended
         self._lock = threading.Lock()
         self._reporter: SendProgress | None = None
@@ -109,6 +115,7 @@ class SharedRelay:
                 outcome = self._retrying(attempt)
             finally:
                 self._reporter = None
+                self._in_use = None
         outcome.seconds = time.perf_counter() - begin
         return outcome
 
@@ -125,8 +132,10 @@ class SharedRelay:
             return Outcome(result=attempt())
         except CoolingDown as error:  # nothing was tried, and a retry now would be refused the same way
             return Outcome(error=error)
-        except OracleCrashed:
+        except OracleCrashed as error:
             self.crashes += 1
+            if self._closing:  # the analyzer was stopped under the call: nothing to retry for
+                return Outcome(error=error)
         except FerruleError as error:
             return Outcome(error=error)
         try:
@@ -139,8 +148,10 @@ class SharedRelay:
         return dict(self.init_result or {})
 
     def _ensure(self) -> RelayCaller:
+        if self._closing:
+            raise OracleCrashed("the server is shutting down", "start the server again")
         if self._session is None:
-            session = self._factory(self.root, analyzer=self.analyzer, on_progress=self._on_progress)
+            session = self._in_use = self._factory(self.root, analyzer=self.analyzer, on_progress=self._on_progress)
             try:
                 self.init_result = session.call("init", {})
             except BaseException:
@@ -151,6 +162,7 @@ class SharedRelay:
             self._session = session
             self._starts_seen = session.analyzer_starts  # the first start is no restart
             self.started_at = time.monotonic()
+        self._in_use = self._session
         return self._session
 
     def _on_progress(self, message: str, percentage: int | None = None) -> None:
@@ -177,11 +189,23 @@ class SharedRelay:
             pass
 
     def close(self) -> None:
-        """Shut the analyzer down (LSP shutdown/exit, kill as the backstop); safe to call twice."""
-        with self._lock:
-            session, self._session = self._session, None
-        if session is not None:
-            _close_quietly(session)
+        """Shut the analyzer down (LSP shutdown/exit, kill as the backstop); safe to call twice. A call
+        running on another thread is cancelled, and its end waited for (a cancelled op kills what it
+        started: cargo's compilers, an analyzer still starting)."""
+        self._closing = True  # until closed: a cancelled call neither retries nor starts an analyzer
+        try:
+            while not self._lock.acquire(timeout=0.05):  # a call runs (or is just starting one): cancel it
+                running = self._in_use
+                if running is not None:
+                    running.cancel()
+            try:
+                session, self._session, self._in_use = self._session, None, None
+            finally:
+                self._lock.release()
+            if session is not None:
+                _close_quietly(session)
+        finally:
+            self._closing = False  # a later call starts afresh
 
 
 def _close_quietly(session: RelayCaller) -> None:
