@@ -567,6 +567,31 @@ cdef Py_ssize_t wide_newlines(const char* p, Py_ssize_t n, int kind, Py_ssize_t*
     return count
 
 
+cdef Py_ssize_t newlines_in(const void* data, int kind, Py_ssize_t a, Py_ssize_t b,
+                            Py_ssize_t* starts) noexcept nogil:
+    """The LFs among characters [a, b) of a str's data; with `starts`, the offset after each goes into
+    starts[1:] in order."""
+    cdef const char* p = <const char*>data
+    cdef const char* nl
+    cdef Py_ssize_t count = 0, i
+    if kind == 1:
+        nl = <const char*>memchr(p + a, 10, b - a)
+        while nl != NULL:
+            count += 1
+            if starts != NULL:
+                starts[count] = nl + 1 - p
+            nl = <const char*>memchr(nl + 1, 10, b - (nl + 1 - p))
+        return count
+    count = wide_newlines(p + a * kind, b - a, kind, starts)
+    if starts != NULL and a:
+        for i in range(1, count + 1):
+            starts[i] += a
+    return count
+
+
+cdef object _BARE = object()  # LineIndex.edited's own construction: the starts are filled by it
+
+
 cdef class LineIndex:
     """Maps (line, column) to code-point offsets in a text and back; lines end at LF or CRLF."""
 
@@ -578,38 +603,55 @@ cdef class LineIndex:
     cdef const void* _data
     cdef bint _ascii
 
-    def __cinit__(self, str text not None):
-        cdef Py_ssize_t n, count = 1
-        cdef const char* nl
+    def __cinit__(self, str text not None, _token=None):
         ferrule_unicode_ready(text)
         self._text = text
         self._kind = PyUnicode_KIND(text)
         self._data = PyUnicode_DATA(text)
-        cdef const char* p = <const char*>self._data
-        self._length = n = PyUnicode_GET_LENGTH(text)
+        self._length = PyUnicode_GET_LENGTH(text)
         self._ascii = PyUnicode_IS_ASCII(text)
-        if self._kind == PyUnicode_1BYTE_KIND:
-            p = <const char*>self._data
-            nl = <const char*>memchr(p, b'\n', n)
-            while nl != NULL:
-                count += 1
-                nl = <const char*>memchr(nl + 1, b'\n', n - (nl + 1 - p))
-        else:
-            count += wide_newlines(<const char*>self._data, n, self._kind, NULL)
+        if _token is _BARE:
+            return
+        cdef Py_ssize_t count = 1 + newlines_in(self._data, self._kind, 0, self._length, NULL)
+        self._allocate(count)
+        newlines_in(self._data, self._kind, 0, self._length, self._starts)
+
+    cdef _allocate(self, Py_ssize_t count):
         self._starts = <Py_ssize_t*>PyMem_Malloc(count * sizeof(Py_ssize_t))
         if self._starts == NULL:
             raise MemoryError()
         self._count = count
         self._starts[0] = 0
-        count = 1
-        if self._kind == PyUnicode_1BYTE_KIND:
-            nl = <const char*>memchr(p, b'\n', n)
-            while nl != NULL:
-                self._starts[count] = nl + 1 - p
-                count += 1
-                nl = <const char*>memchr(nl + 1, b'\n', n - (nl + 1 - p))
-        else:
-            wide_newlines(<const char*>self._data, n, self._kind, self._starts)
+
+    def edited(self, str text not None, Py_ssize_t start, Py_ssize_t old_end, Py_ssize_t new_end):
+        """The index of `text`: this index's text with [start, old_end) become text[start:new_end], as
+        `changed_span` gives them. The lines before the change are copied, those after it shifted by
+        the change in length, and only the inserted characters are scanned."""
+        cdef LineIndex index = LineIndex(text, _BARE)
+        if not (0 <= start <= old_end <= self._length and start <= new_end <= index._length
+                and index._length - new_end == self._length - old_end):
+            raise ValueError(f"not an edit of this text: ({start}, {old_end}, {new_end}) between "
+                             f"{self._length} and {index._length} characters")
+        cdef Py_ssize_t kept = self._after(start), tail = self._after(old_end), i
+        cdef Py_ssize_t inserted = newlines_in(index._data, index._kind, start, new_end, NULL)
+        cdef Py_ssize_t delta = new_end - old_end
+        index._allocate(kept + inserted + self._count - tail)
+        memcpy(index._starts, self._starts, kept * sizeof(Py_ssize_t))
+        newlines_in(index._data, index._kind, start, new_end, index._starts + kept - 1)
+        for i in range(tail, self._count):
+            index._starts[kept + inserted + i - tail] = self._starts[i] + delta
+        return index
+
+    cdef Py_ssize_t _after(self, Py_ssize_t offset) noexcept:
+        """How many line starts are at or before `offset` (the starts ascend, the first is 0)."""
+        cdef Py_ssize_t low = 0, high = self._count, middle
+        while low < high:
+            middle = (low + high) // 2
+            if self._starts[middle] <= offset:
+                low = middle + 1
+            else:
+                high = middle
+        return low
 
     def __dealloc__(self):
         PyMem_Free(self._starts)

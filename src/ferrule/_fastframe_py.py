@@ -303,6 +303,28 @@ class LineIndex:
         self._text = text
         self._starts = [0, *accumulate(len(piece) + 1 for piece in text.split("\n")[:-1])]
 
+    def edited(self, text: str, start: int, old_end: int, new_end: int) -> LineIndex:
+        """The index of `text`: this index's text with [start, old_end) become text[start:new_end], as
+        `changed_span` gives them. The lines before the change are copied, those after it shifted by
+        the change in length, and only the inserted characters are scanned."""
+        old_length = len(self._text)
+        if not (0 <= start <= old_end <= old_length and start <= new_end <= len(text)
+                and len(text) - new_end == old_length - old_end):
+            raise ValueError(f"not an edit of this text: ({start}, {old_end}, {new_end}) between "
+                             f"{old_length} and {len(text)} characters")
+        starts = self._starts
+        kept, tail = bisect_right(starts, start), bisect_right(starts, old_end)
+        inserted = []
+        found = text.find("\n", start, new_end)
+        while found >= 0:
+            inserted.append(found + 1)
+            found = text.find("\n", found + 1, new_end)
+        delta = new_end - old_end
+        index = LineIndex.__new__(LineIndex)
+        index._text = text
+        index._starts = [*starts[:kept], *inserted, *(offset + delta for offset in starts[tail:])]
+        return index
+
     @property
     def line_count(self) -> int:
         return len(self._starts)

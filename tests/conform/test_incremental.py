@@ -14,6 +14,7 @@ from ferrule.conform import syntax
 from ferrule.conform.document import ParsedFile
 from ferrule.conform.facts import count_lines, extract, in_test_code
 from ferrule.conform.syntax import PARSES, SourceTree, changed_span
+from ferrule.conform.utf8_offsets import WIDE_KEPT, Utf8Offsets
 
 CRATES = Path(os.environ.get("RUST_OFFLINE_CRATES", "/opt/rust-offline/crates"))
 
@@ -217,3 +218,49 @@ def test_a_containers_inner_attributes_hold_for_what_sits_directly_in_it():
     text = 'mod m {\n    #![allow(clippy::expect_used)]\n    thread_local!(static K: u8 = Some(1).expect("k"));\n}\n'
     (record,) = extract(text).unwraps
     assert (record["scope"], record["allowed"], record["in_macro"]) == ("m", True, True)
+
+
+wide_texts = st.text(alphabet=st.sampled_from(["a", "\n", "é", "☕", "😀", "中", " "]), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(wide_texts, st.lists(st.tuples(st.floats(0, 1), st.integers(0, 6), wide_texts), max_size=6))
+def test_character_offsets_map_to_the_bytes_of_the_text_across_edits(text, steps):
+    offsets = Utf8Offsets.of(text)
+    for edit in [None, *steps]:
+        if edit is not None:
+            edited = apply(text, edit)
+            start, old_end, new_end = changed_span(text, edited)
+            offsets = offsets.edited(start, old_end, edited[start:new_end])
+            text = edited
+        assert [offsets.byte(at) for at in range(len(text) + 1)] == [len(text[:at].encode()) for at in range(len(text) + 1)]
+
+
+def test_a_text_with_very_many_non_ascii_characters_is_encoded_whole():
+    assert Utf8Offsets.of("é" * WIDE_KEPT) is not None
+    assert Utf8Offsets.of("é" * (WIDE_KEPT + 1)) is None
+    assert Utf8Offsets.of("é" * WIDE_KEPT).edited(0, 0, "é") is None
+    parsed = ParsedFile()
+    for text in ("// " + "é" * (WIDE_KEPT + 1) + "\nfn a() {}\n", "// " + "é" * (WIDE_KEPT + 1) + "\nfn b() {}\n",
+                 "fn c() {}\n"):
+        parsed.update(text)
+        assert parsed.size == len(text.encode()) and parsed.facts().records() == extract(text).records()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.floats(0, 1), st.integers(0, 12), st.sampled_from(["é", "☕ x", "😀\n", "中文 ", "a"])),
+                min_size=1, max_size=6))
+def test_an_edit_around_non_ascii_text_keeps_the_bytes_and_the_answers_of_the_new_text(steps):
+    """Only the changed characters are encoded: the bytes the tree holds must still be the new text's."""
+    text = BASE.replace("/// Frobs.", "/// Frobs — à la “mode” ☕.")
+    parsed = ParsedFile()
+    parsed.update(text)
+    for edit in steps:
+        text = apply(text, edit)
+        parsed.update(text)
+        assert parsed.size == len(text.encode())
+        if not syntax.parse(text.encode()).root_node.has_error:
+            assert parsed.facts().records() == extract(text).records()
+            for line, row in enumerate(text.split("\n"), start=1):
+                column = len(row.encode()) - len(row.lstrip().encode())
+                assert parsed.in_test_code(line, column) is in_test_code(text, line, column)

@@ -244,3 +244,27 @@ def test_changed_span_finds_one_change_in_a_long_text(twin, width, at):
     new = old[:at] + "X" + old[at + 1:]
     assert twin.fastframe.changed_span(old, new) == (at, at + 1, at + 1)
     assert twin.fastframe.changed_span(old, old[:at] + old[at:]) == (20_000, 20_000, 20_000)
+
+
+@PROPERTY
+@given(old=texts, new=texts, data=st.data())
+def test_an_edited_line_index_is_the_index_of_the_new_text(twin, old, new, data):
+    """`edited` copies the lines before the change and shifts those after it: every answer must be what
+    an index built from the new text gives, CR and CRLF at the change's edges included."""
+    if data.draw(st.booleans()):  # most edits keep most of the text
+        cut = data.draw(st.integers(0, len(old)))
+        new = old[:cut] + new + old[data.draw(st.integers(cut, len(old))):]
+    LineIndex = twin.fastframe.LineIndex
+    edited = LineIndex(old).edited(new, *twin.fastframe.changed_span(old, new))
+    fresh = LineIndex(new)
+    assert edited.text is new and edited.line_count == fresh.line_count
+    assert [edited.line(n) for n in range(edited.line_count)] == [fresh.line(n) for n in range(fresh.line_count)]
+    for offset in range(len(new) + 1):
+        assert edited.position(offset, "utf-16") == fresh.position(offset, "utf-16")
+
+
+def test_an_edit_that_does_not_fit_the_text_is_refused(twin):
+    index = twin.fastframe.LineIndex("one\ntwo\n")
+    for span, new in (((0, 9, 9), "one\ntwo\nX"), ((2, 1, 2), "one\ntwo\n"), ((0, 3, 1), "one\ntwo\n")):
+        with pytest.raises(ValueError, match="not an edit of this text"):
+            index.edited(new, *span)

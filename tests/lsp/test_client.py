@@ -1,17 +1,20 @@
 """The LSP client against a scripted server over real pipes: correlation, server requests, progress,
-crash, timeout and the shutdown dance."""
+crash, timeout, the shutdown dance, and answers decoded by their request's own decoder."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import select
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
-from ferrule.lsp import LspClient, RequestTimeout, ResponseError, ServerExited
+from ferrule.lsp import LspClient, RequestTimeout, ResponseError, ServerExited, completion_list
+from ferrule.lsp.client import answered_id
 
 FAKE = str(Path(__file__).resolve().parents[1] / "testkit" / "fake_lsp_server.py")
 
@@ -434,3 +437,48 @@ def test_a_lone_notification_reaches_the_server_without_a_request_behind_it():
         await client.shutdown()
 
     run(body())
+
+
+# ---- answers decoded by their request's own decoder --------------------------------------------
+
+
+def test_answered_id_reads_a_response_head_and_nothing_else():
+    assert answered_id(b'{"jsonrpc":"2.0","id":42,"result":null}') == 42
+    assert answered_id(b'{"jsonrpc":"2.0","id":7,"error":{"code":1}}') == 7
+    assert answered_id(b'{"jsonrpc":"2.0","id":7,"method":"workspace/configuration"}') is None  # the server asks
+    assert answered_id(b'{"jsonrpc": "2.0", "id": 7, "result": null}') is None  # another writer's spacing
+    assert answered_id(b'{"jsonrpc":"2.0","id":"7","result":null}') is None  # ids the client never sends
+    assert answered_id(b'{"jsonrpc":"2.0","id":-7,"result":null}') is None
+
+
+@pytest.mark.parametrize("compact", [True, False], ids=["rust-analyzer's spacing", "another spacing"])
+def test_a_completion_answer_is_decoded_to_the_fields_read_and_a_server_request_under_its_id_is_not(compact):
+    """The server asks the client something under the very id of the pending completion request (the
+    two number apart): that request must be answered as a request, and the completion answer after it
+    decoded by the completion decoder when its head shows the id, else in full; the fields read, and
+    the item as sent back for resolve, are the same either way."""
+
+    async def body():
+        client = await started(FAKE_COMPACT="1" if compact else "0")
+        result = await client.send_request("test/complete_asking", {
+            "method": "workspace/configuration", "params": {"items": [{"section": "fake"}]}},
+            decode=completion_list.decode_answer)
+        (item,) = result["items"]
+        assert json.loads(item["label"]) == [{"section": "fake", "checkOnSave": False}]
+        assert (item["kind"], item["detail"]) == (3, "fn()")
+        assert ("tags" in item) is not compact  # a field nobody reads: skipped by the completion decoder
+        sent = completion_list.as_sent(item)
+        assert sent["data"] == {"position": {"line": 0, "character": 0}, "hash": "h"}
+        assert sent["textEdit"]["newText"] == "x"
+        assert orjson.loads(orjson.dumps(sent)) == sent
+        assert not client._decoders, "a decoder outlived its answer"
+        await client.shutdown()
+
+    run(body())
+
+
+def test_an_answer_of_another_shape_is_decoded_in_full():
+    odd = b'{"jsonrpc":"2.0","id":3,"result":{"items":[{"label":1}]}}'  # a label that is not a string
+    assert completion_list.decode_answer(odd) == orjson.loads(odd)
+    with pytest.raises(orjson.JSONDecodeError):
+        completion_list.decode_answer(b'{"jsonrpc":"2.0","id":3,"result":')

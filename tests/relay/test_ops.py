@@ -162,6 +162,19 @@ def test_complete_unwrap_of_own_type_is_not_flagged(stdcrate_session, stdcrate, 
     assert {entry["name"]: entry["unsafe"] for entry in result["entries"]}["unwrap"] is False
 
 
+def test_complete_reads_the_docs_of_an_unwrap_its_siblings_leave_undecided(stdcrate_session, stdcrate, at):
+    """No Option-only sibling decides it, so the entry's docs are resolved from the analyzer (the item
+    sent back as it came): these say what std's `Option::unwrap` says, so the entry is flagged."""
+    lib = text_of(stdcrate, "src/lib.rs") + (
+        "\npub struct Maybe(Option<u8>);\nimpl Maybe {\n"
+        "    /// Returns the contained [`Some`] value, consuming the `self` value.\n"
+        "    pub fn unwrap(self) -> u8 {\n        self.0.unwrap_or(0)\n    }\n}\n"
+        "pub fn use_maybe(m: Maybe) -> u8 {\n    m.unw\n}\n")
+    result = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": lib,
+                                                "position": at(lib, "m.unw", after=True)})
+    assert {entry["name"]: entry["unsafe"] for entry in result["entries"]}["unwrap"] is True
+
+
 def test_complete_in_a_test_file_is_never_unsafe(stdcrate_session, at):
     text = "use stdcrate::first_even;\n\n#[test]\nfn finds() {\n    first_even(&[2]).unw\n}\n"
     result = stdcrate_session.call("complete", {"file": "tests/finds.rs", "content": text,

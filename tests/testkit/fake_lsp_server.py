@@ -7,6 +7,9 @@ Requests it understands (besides initialize/shutdown):
   test/crash {status}       -> exits at once with that status
   test/burst {n}            -> n `test/tick` notifications, then the answer n, all in one write
   test/ask {method, params} -> asks the client that request, answers with the client's reply
+  test/complete_asking {method, params} -> asks the client that request under this request's own id
+                               (the server numbers its requests apart), then answers a completion
+                               list of one item labelled with the client's reply (JSON)
   test/publish {uri, version, message} -> a publishDiagnostics push, then null
   test/status {quiescent}   -> an experimental/serverStatus notification, then null
   test/seen {}              -> the methods received since the last test/seen (notifications included)
@@ -16,7 +19,8 @@ Requests it understands (besides initialize/shutdown):
   test/progress {kind, token} -> a $/progress notification of that kind, then null
   textDocument/hover        -> a fixed hover (`let x: u8`); document notifications are ignored
 Environment: FAKE_ENCODINGS (comma list the server accepts, first offered match wins; default utf-16),
-FAKE_IGNORE_SHUTDOWN=1 (never answer shutdown, ignore exit), FAKE_STDERR (text written to stderr),
+FAKE_IGNORE_SHUTDOWN=1 (never answer shutdown, ignore exit), FAKE_COMPACT=1 (JSON without spaces, the
+members in rust-analyzer's order), FAKE_STDERR (text written to stderr),
 FAKE_LOAD_GAP_MS (the start-up load runs in two phases, quiescent for that long between them),
 FAKE_LOADED_FIFO (a FIFO that gets `loaded` once test/phases has written its last message).
 `--version` prints a version line and exits, as rust-analyzer does.
@@ -31,6 +35,7 @@ import threading
 import time
 
 out = sys.stdout.buffer
+SEPARATORS = (",", ":") if os.environ.get("FAKE_COMPACT") == "1" else None
 lock = threading.Lock()
 cancelled: set[int] = set()
 waiting: dict[int, threading.Event] = {}
@@ -40,7 +45,7 @@ seen: list[str] = []
 
 
 def send(message: dict) -> None:
-    body = json.dumps(message).encode()
+    body = json.dumps(message, separators=SEPARATORS).encode()
     with lock:
         out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         out.flush()
@@ -101,9 +106,10 @@ def phases(gap: float) -> None:
             fifo.write(b"loaded")
 
 
-def ask(method: str, params) -> object:
-    next_id[0] += 1
-    request_id = next_id[0]
+def ask(method: str, params, request_id=None) -> object:
+    if request_id is None:
+        next_id[0] += 1
+        request_id = next_id[0]
     event = threading.Event()
     waiting[request_id] = event
     send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
@@ -200,6 +206,16 @@ def main() -> None:
                 target=lambda rid=request_id, p=params: answer(rid, {"reply": ask(p["method"], p.get("params"))}),
                 daemon=True,
             ).start()
+        elif method == "test/complete_asking":
+            def complete_asking(rid=request_id, p=params):
+                reply = ask(p["method"], p.get("params"), rid)
+                answer(rid, {"isIncomplete": False, "items": [{
+                    "label": json.dumps(reply), "kind": 3, "tags": [1], "detail": "fn()",
+                    "textEdit": {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                                 "newText": "x"},
+                    "data": {"position": {"line": 0, "character": 0}, "hash": "h"}}]})
+
+            threading.Thread(target=complete_asking, daemon=True).start()
         elif method == "test/publish":
             send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
                   "params": {"uri": params["uri"], "version": params.get("version"),

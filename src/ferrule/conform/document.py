@@ -19,27 +19,43 @@ from ferrule.conform.facts import (
     may_hold_tests,
 )
 from ferrule.conform.syntax import SourceTree
+from ferrule.conform.utf8_offsets import Utf8Offsets
+from ferrule.fastframe import changed_span
 
 
 class ParsedFile:
-    __slots__ = ("_text", "_tree", "_cache", "_facts", "_may_hold_tests")
+    __slots__ = ("_text", "_tree", "_offsets", "_cache", "_facts", "_may_hold_tests")
 
     def __init__(self) -> None:
         self._text: str | None = None
         self._tree: SourceTree | None = None
+        self._offsets: Utf8Offsets | None = None  # the held text's character-to-byte map
         self._cache = FactCache()
         self._facts: FileFacts | None = None
         self._may_hold_tests: bool | None = None
 
     def update(self, text: str) -> None:
         """Hold `text` from now on."""
-        if text == self._text:
+        old = self._text
+        if text == old:
             return
-        source = text.encode("utf-8")
-        if self._tree is None:
-            self._tree = SourceTree(source)
-        else:
-            self._tree.update(source)
+        tree, offsets = self._tree, self._offsets
+        if tree is None or old is None or offsets is None:
+            source = text.encode("utf-8")
+            if tree is None:
+                self._tree = SourceTree(source)
+            else:
+                tree.update(source)
+            self._offsets = Utf8Offsets.of(text)
+        else:  # only the changed characters are encoded; the rest of the bytes are the held ones
+            start, old_end, new_end = changed_span(old, text)
+            inserted = text[start:new_end]
+            encoded = inserted.encode("utf-8")
+            byte_start, byte_old_end = offsets.byte(start), offsets.byte(old_end)
+            held = memoryview(tree.source)  # sliced without copies: the join copies once
+            tree.update(b"".join((held[:byte_start], encoded, held[byte_old_end:])),
+                        (byte_start, byte_old_end, byte_start + len(encoded)))
+            self._offsets = offsets.edited(start, old_end, inserted)
         self._text = text
         self._facts = None
         self._may_hold_tests = None

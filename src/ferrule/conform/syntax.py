@@ -76,12 +76,15 @@ class SourceTree:
         self.tree = parse(source)
         self.newlines = source.count(b"\n")
 
-    def update(self, source: bytes) -> bool:
-        """Move to `source`; whether it differed from the text held."""
+    def update(self, source: bytes, span: tuple[int, int, int] | None = None) -> bool:
+        """Move to `source`; whether it differed from the text held. `span`: where it differs, as
+        `changed_span` gives it, when the caller knows (a wider span than the least one will do)."""
         old = self.source
-        if source == old:
-            return False
-        start, old_end, new_end = changed_span(old, source)
+        if span is None:
+            if source == old:
+                return False
+            span = changed_span(old, source)
+        start, old_end, new_end = span
         root = self.tree.root_node
         start_point = _point(root, old, start)
         old_end_point = _point(root, old, old_end)

@@ -2,7 +2,8 @@
 
 The child's stdio are plain pipes, its stdout read by a raw `Protocol` (no StreamReader): each chunk goes to
 `ferrule.fastframe.LspFramer`, every body is decoded with orjson and dispatched synchronously, and a
-response resolves its request's future in place. Requests carry integer ids; a timer per timed request
+response resolves its request's future in place. A request may bring its own decoder for its answer
+(one that reads only the fields its caller uses); the answer's id is read from the body's head to find it. Requests carry integer ids; a timer per timed request
 sends `$/cancelRequest` when the budget runs out. Server-to-client requests get answers from a handler
 table; `$/progress`, `experimental/serverStatus` and `textDocument/publishDiagnostics` are tracked.
 When the child dies or closes stdout, every pending request fails with `ServerExited`.
@@ -37,10 +38,26 @@ from ferrule.lsp.errors import (
 )
 
 ProgressCallback = Callable[[str, "int | None"], None]
+Decoder = Callable[[bytes], Any]
 RequestHandler = Callable[[Any], Any]
 NotificationHandler = Callable[[Any], None]
 
 _STDERR_TAIL_BYTES = 16 * 1024
+_ANSWER_HEAD = b'{"jsonrpc":"2.0","id":'  # how rust-analyzer (lsp-server) begins every response
+
+
+def answered_id(body: bytes) -> int | None:
+    """The id of the response `body`, read from its head without decoding it; None when the body does
+    not begin the usual way (it is then decoded in full and found by its decoded id). A request from
+    the server begins the same way, with an id of its own numbering: the member after the id tells."""
+    if body.startswith(_ANSWER_HEAD):
+        start = len(_ANSWER_HEAD)
+        end = body.find(b",", start, start + 21)
+        if end > start and (body.startswith(b',"result":', end) or body.startswith(b',"error":', end)):
+            digits = body[start:end]
+            if digits.isdigit():
+                return int(digits)
+    return None
 
 
 class _Exit(asyncio.SubprocessProtocol):
@@ -99,6 +116,7 @@ class LspClient:
         self._dumps = orjson.dumps
         self._encode = encode_lsp
         self._pending: dict[int, tuple[asyncio.Future[Any], str]] = {}
+        self._decoders: dict[int | None, Decoder] = {}  # a pending request's own answer decoder
         self._next_id = 1
         self._transport: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
@@ -241,6 +259,7 @@ class LspClient:
         self._closed = ServerExited(self.returncode, self.stderr_tail(), reason)
         self._outbox.clear()
         pending, self._pending = self._pending, {}
+        self._decoders.clear()
         for future, _ in pending.values():
             if not future.done():
                 future.set_exception(self._closed)
@@ -307,7 +326,7 @@ class LspClient:
             message["params"] = params
         self._send(message)
 
-    def _start_request(self, method: str, params: Any) -> tuple[int, asyncio.Future[Any]]:
+    def _start_request(self, method: str, params: Any, decode: Decoder | None = None) -> tuple[int, asyncio.Future[Any]]:
         self._raise_if_closed()
         request_id = self._next_id
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
@@ -317,15 +336,19 @@ class LspClient:
         self._next_id = request_id + 1
         future: asyncio.Future[Any] = self._loop.create_future()
         self._pending[request_id] = (future, method)
+        if decode is not None:
+            self._decoders[request_id] = decode
         self._post(frame, urgent=True)
         return request_id, future
 
-    def send_request(self, method: str, params: Any = None, *, timeout: float | None = None) -> asyncio.Future[Any]:
+    def send_request(self, method: str, params: Any = None, *, timeout: float | None = None,
+                     decode: Decoder | None = None) -> asyncio.Future[Any]:
         """Send a request now and return the future of its result, so that work can overlap the wait.
 
-        Cancelling the future (or a task awaiting it) sends `$/cancelRequest`.
+        Cancelling the future (or a task awaiting it) sends `$/cancelRequest`. `decode`: the decoder
+        for the whole response body (it must return what orjson would, at least in the fields read).
         """
-        request_id, future = self._start_request(method, params)
+        request_id, future = self._start_request(method, params, decode)
         timer = None
         if timeout is not None:
             timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
@@ -362,6 +385,7 @@ class LspClient:
 
     def _abandon(self, request_id: int) -> None:
         """Forget a request and tell the server it may stop working on it."""
+        self._decoders.pop(request_id, None)
         if self._pending.pop(request_id, None) is not None and self._closed is None:
             self.notify("$/cancelRequest", {"id": request_id})
 
@@ -377,10 +401,10 @@ class LspClient:
             bodies = self._framer.feed(data)
         except FrameError as error:  # a server that writes what is not LSP is broken: no waiting it out
             bodies, fault = error.bodies, f"a malformed header ({error})"
-        loads = self._loads
+        loads, decoders = self._loads, self._decoders
         for body in bodies:
             try:
-                message = loads(body)
+                message = decoders.pop(answered_id(body), loads)(body) if decoders else loads(body)
             except orjson.JSONDecodeError as error:
                 fault = fault or f"a body that is not JSON ({error})"
                 break
@@ -400,7 +424,10 @@ class LspClient:
             self.kill()
 
     def _on_response(self, message: dict[str, Any]) -> None:
-        entry = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+        request_id = message.get("id")
+        entry = self._pending.pop(request_id, None)  # type: ignore[arg-type]
+        if self._decoders:
+            self._decoders.pop(request_id, None)  # answered in a shape its head did not show
         if entry is None:
             return  # answered after a timeout or a cancel
         future, method = entry

@@ -160,8 +160,12 @@ class Documents:
         return self.disk_text(file)
 
     def index(self, file: ProjectFile, content: str | None) -> LineIndex:
-        if content is not None:
-            return LineIndex(content)
+        if content is not None:  # from a text of the file already indexed: only what differs is scanned
+            overlay = self.overlays.get(file.rel)
+            known = overlay.index if overlay is not None else self._disk_indexes.get(file.rel, (None, None))[1]
+            if known is None:
+                return LineIndex(content)
+            return known.edited(content, *changed_span(known.text, content))
         overlay = self.overlays.get(file.rel)
         if overlay is not None:
             return overlay.index

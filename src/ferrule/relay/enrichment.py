@@ -8,7 +8,9 @@ re-parsed from the last one's tree, and only the chunks it changed get their fac
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ferrule.conform import Branded, ConfigError, Enrichment, FileFacts, Policy
 from ferrule.conform.document import ParsedFile
@@ -19,11 +21,13 @@ POLICY_RECIPE = "fix conform.toml (or remove it to use the defaults) and init ag
 # take some fifty times its size in memory (10 MB for a 200 KB file).
 FILES_KEPT = 32
 SOURCE_BYTES_KEPT = 4_000_000
+T = TypeVar("T")
 
 
 class ProjectPolicy:
-    """The policy of one init, each file's parsed text, and its last enrichment (agents re-validate
-    unchanged text)."""
+    """The policy of one init, each file's parsed text, and what the ops derive from its facts (its
+    enrichment, the names it declares), kept until the text changes: agents re-ask about unchanged
+    text."""
 
     def __init__(self, root: Path, *, announce: bool = True) -> None:
         """With `announce`, where the policy came from is printed on stderr (docs/PROTOCOL.md section 5)."""
@@ -32,7 +36,7 @@ class ProjectPolicy:
         except ConfigError as error:  # it names the key and the file
             raise WorkspaceUnloadable(f"conform.toml could not be loaded: {error}", POLICY_RECIPE) from error
         self._files: OrderedDict[str, ParsedFile] = OrderedDict()
-        self._enriched: dict[str, tuple[FileFacts, Enrichment]] = {}
+        self._derived: dict[str, dict[str, tuple[FileFacts, Any]]] = {}  # rel -> what -> (facts, value)
 
     @property
     def compile(self) -> bool:
@@ -50,20 +54,26 @@ class ProjectPolicy:
         parsed.update(text)
         while len(files) > 1 and (len(files) > FILES_KEPT or sum(f.size for f in files.values()) > SOURCE_BYTES_KEPT):
             forgotten, _ = files.popitem(last=False)
-            self._enriched.pop(forgotten, None)
+            self._derived.pop(forgotten, None)
         return parsed
 
     def facts(self, rel: str, text: str) -> FileFacts:
         return self.parsed(rel, text).facts()
 
-    def enrich(self, rel: str, text: str) -> Enrichment:
+    def derived(self, rel: str, text: str, what: str, derive: Callable[[FileFacts], T]) -> T:
+        """`derive` of the file's facts at `text`, computed again only when those facts change; `what`
+        names the derivation (one value of each is kept per file)."""
         facts = self.facts(rel, text)
-        cached = self._enriched.get(rel)
+        kept = self._derived.setdefault(rel, {})
+        cached = kept.get(what)
         if cached is not None and cached[0] is facts:
-            return cached[1]
-        enriched = self._policy.enrich(rel, facts)
-        self._enriched[rel] = (facts, enriched)
-        return enriched
+            return cached[1]  # type: ignore[no-any-return]
+        value = derive(facts)
+        kept[what] = (facts, value)
+        return value
+
+    def enrich(self, rel: str, text: str) -> Enrichment:
+        return self.derived(rel, text, "enrichment", lambda facts: self._policy.enrich(rel, facts))
 
     def is_test_path(self, rel: str) -> bool:
         return self._policy.is_test_path(rel)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ferrule.conform import FileFacts
+from ferrule.lsp import completion_list
 from ferrule.lsp.positions import line_text
 from ferrule.project import ProjectFile
 from ferrule.relay import mapping
@@ -50,7 +52,7 @@ async def _completion_items(ctx: OpContext, file: ProjectFile, position: dict[st
         "textDocument": {"uri": ctx.documents.uri(file.rel)},
         "position": position,
         "context": {"triggerKind": 1},
-    }, meanwhile)
+    }, meanwhile, decode=completion_list.decode_answer)
     return mapping.completion_items(result)  # the first answer, even when marked incomplete
 
 
@@ -80,15 +82,16 @@ async def complete(ctx: OpContext, params: CompleteParams) -> CompleteResult:
                 in_test_code()
 
         items = await _completion_items(ctx, file, position, shown, meanwhile)
+        best = mapping.best(items, prefix, limit)  # filtered, ranked and capped before per-entry work
+        panicking = mapping.PANICKING
+        unsafe = [False] * len(best)
+        for at, (name, item) in enumerate(best):  # while shown: an entry resolves only against its own text
+            if domain_file and name in panicking and not in_test_code():
+                unsafe[at] = await _panics_on_option_or_result(ctx, items, item)
     kinds = mapping.COMPLETION_KIND
-    panicking = mapping.PANICKING
-    entries: list[Entry] = []
-    for name, item in mapping.best(items, prefix, limit):  # filtered, ranked and capped before per-entry work
-        unsafe = False
-        if domain_file and name in panicking and not in_test_code():
-            unsafe = await _panics_on_option_or_result(ctx, items, item)
-        entries.append({"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
-                        "type_text": item.get("detail") or "", "unsafe": unsafe})
+    entries: list[Entry] = [{"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
+                             "type_text": item.get("detail") or "", "unsafe": flagged}
+                            for (name, item), flagged in zip(best, unsafe, strict=True)]
     result: CompleteResult = {"entries": entries}
     return ctx.caveated(result, ctx.analyzer.warnings())
 
@@ -98,7 +101,7 @@ async def _panics_on_option_or_result(ctx: OpContext, items: list[dict[str, Any]
     decided = mapping.receiver_is_option_or_result(items, item)
     if decided or "documentation" in item or "data" not in item:
         return decided
-    resolved = await ctx.request("completionItem/resolve", item)
+    resolved = await ctx.request("completionItem/resolve", completion_list.as_sent(item))
     return mapping.receiver_is_option_or_result([], resolved or {})
 
 
@@ -123,7 +126,7 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
 
         items = await _completion_items(ctx, file, position, shown, meanwhile)
     kinds = mapping.COMPLETION_KIND
-    own, imported = _declared(ctx, file.rel, text)
+    own, imported = policy.derived(file.rel, text, "declared", _declared)
     ranked: list[tuple[int, str, str, Symbol]] = []
     seen = set()
     for item in items:
@@ -156,12 +159,12 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
     return ctx.caveated(result, ctx.analyzer.warnings())
 
 
-def _declared(ctx: OpContext, rel: str, text: str) -> tuple[set[str], set[str]]:
+def _declared(facts: FileFacts) -> tuple[frozenset[str], frozenset[str]]:
     """The names the file declares (its module's items; a macro as `name!`) and the names its `use`
     items import, from the policy's facts of the text (kept for validate too)."""
     own: set[str] = set()
     imported: set[str] = set()
-    for fact in ctx.policy.current.facts(rel, text).items:
+    for fact in facts.items:
         kind, name = fact.get("kind"), fact.get("name")
         if not name:
             continue
@@ -171,4 +174,4 @@ def _declared(ctx: OpContext, rel: str, text: str) -> tuple[set[str], set[str]]:
             own.add(name + "!")
         elif kind != "impl":
             own.add(name)
-    return own, imported
+    return frozenset(own), frozenset(imported)

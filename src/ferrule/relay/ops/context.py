@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import LspClient, RequestTimeout, ResponseError
+from ferrule.lsp.client import Decoder
 from ferrule.lsp.errors import INTERNAL_ERROR
 from ferrule.lsp.positions import line_text
 from ferrule.project import BadRequest, ErrorRecord, ProjectFile, ProjectRoot
@@ -77,16 +78,16 @@ class OpContext:
         return params.checked if params.checked is not None else self.root.file(params.file)
 
     async def request(self, method: str, params: dict[str, Any],
-                      meanwhile: Callable[[], object] | None = None) -> Any:
+                      meanwhile: Callable[[], object] | None = None, decode: Decoder | None = None) -> Any:
         """A request within the op's budget; ContentModified and server-cancelled answers are retried.
 
         `meanwhile` runs once, right after the request is written: work that needs no answer is done
-        while the analyzer computes it instead of after.
+        while the analyzer computes it instead of after. `decode`: the answer's own decoder.
         """
         client, budget = self.client, self.budget
         attempt = 0
         while True:
-            pending = client.send_request(method, params, timeout=budget.remaining())
+            pending = client.send_request(method, params, timeout=budget.remaining(), decode=decode)
             if meanwhile is not None:
                 try:
                     meanwhile()
