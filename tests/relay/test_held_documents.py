@@ -100,3 +100,21 @@ def test_past_the_cap_the_oldest_held_file_is_closed(session, crate, monkeypatch
     finally:
         for path in made:
             os.unlink(path)
+
+
+def test_an_op_right_after_a_write_answers_for_the_written_text(session, crate):
+    """No op held the file: the analyzer's own copy follows the disk through its file watcher, on a
+    time of its own. An op must still answer for the text on disk when it runs, every time."""
+    path = crate / TEXT_RS
+    saved = path.read_text(encoding="utf-8")
+    broken = saved + "\npub fn just_written() -> u32 { \"not a number\" }\n"
+    answers = []
+    try:
+        for _ in range(15):  # the watcher lost this race about one write in ten before
+            path.write_text(broken, encoding="utf-8")
+            answers.append(codes(session.call("validate", {"file": TEXT_RS})))
+            path.write_text(saved, encoding="utf-8")
+            answers.append(codes(session.call("validate", {"file": TEXT_RS})))
+    finally:
+        restore(session, path, saved)
+    assert answers == [["E0308"], []] * 15

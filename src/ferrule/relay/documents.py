@@ -9,6 +9,11 @@ A file shown transiently stays open afterwards, holding its disk text (`held`, t
 the next `content` for it is then sent as the range that differs, not as the whole file twice. Before
 every op, a held file whose disk changed is given its new text and closed, so the analyzer never
 answers from a disk text that is gone.
+
+An op on a file without `content` or an overlay is answered from the disk text the relay reads for
+it, not from the analyzer's own copy: that one follows the disk through a file watcher, and an op
+right after a write could be answered from the text before it. So the file is shown its disk text
+(once: it stays held) unless it is held with that text already.
 """
 
 from __future__ import annotations
@@ -132,6 +137,11 @@ class Documents:
     def version(self, rel: str) -> int:
         """The version the analyzer last got for `rel`."""
         return self._versions[rel]
+
+    def opened_version(self, rel: str) -> int:
+        """The version to open `rel` at without counting a change: its last one (a document opened
+        afresh may repeat it), 0 for a file never sent."""
+        return self._versions.get(rel, 0)
 
     # ---- text ------------------------------------------------------------------------------------
 
@@ -292,7 +302,8 @@ class Documents:
             held.text, held.key = text, key
 
     def showing(self, client: LspClient, file: ProjectFile, content: str | None) -> Shown:
-        """Show `content` to the analyzer for the `with` block (nothing when it is None)."""
+        """Show `content` to the analyzer for the `with` block; None: the disk text the relay reads, unless
+        the file is overlaid or held with that text already."""
         return Shown(self, client, file, content)
 
     def close_document(self, client: LspClient, file: ProjectFile, disk: str | None | _Unread = _UNREAD) -> None:
@@ -317,15 +328,21 @@ class Shown:
     the next op finds it idle. Held back to join the next op's write, or written after the answer,
     the next op was measured slower by more than the write costs."""
 
-    __slots__ = ("_documents", "_client", "_file", "_content", "_overlaid", "_disk", "_before", "_span", "_start_line")
+    __slots__ = ("_documents", "_client", "_file", "_content", "_overlaid", "_disk", "_from_disk", "_before", "_span",
+                 "_start_line")
 
     def __init__(self, documents: Documents, client: LspClient, file: ProjectFile, content: str | None) -> None:
         self._documents = documents
         self._client = client
         self._file = file
-        self._content = content
         self._overlaid = file.rel in documents.overlays
         self._disk: tuple[DiskKey, str] | None | _Unread = _UNREAD
+        self._from_disk = False  # the disk text shown, for an op without content on a file not held
+        if content is None and not self._overlaid and documents.holding and file.rel not in documents.held:
+            disk = documents.disk_state(file)  # the text the op reads is the text the analyzer sees
+            if disk is not None:
+                content, self._disk, self._from_disk = disk[1], disk, True
+        self._content = content
         self._before: str | None = None  # the text the analyzer held before the show, when open
         self._span: Span | None = None  # where `_before` and the content differ: the restore's span too
         self._start_line = 0  # the line where that span starts, the same in both texts
@@ -338,7 +355,10 @@ class Shown:
         content = self._content
         if content is not None:
             documents, rel, client = self._documents, self._file.rel, self._client
-            uri, version = documents.uri(rel), documents.next_version(rel)
+            uri = documents.uri(rel)
+            # the disk text opens at the version the file is at: the count `update` answers moves
+            # only when a text other than the disk's is sent
+            version = documents.opened_version(rel) if self._from_disk else documents.next_version(rel)
             held = None if self._overlaid else documents.held.get(rel)
             if held is not None:
                 self._disk = (held.key, held.text)  # checked against the disk at the op's start
@@ -385,9 +405,10 @@ class Shown:
                 documents.close_document(client, self._file, disk if not isinstance(disk, tuple) else disk[1])
             else:  # back to the disk text, and held open for the next show
                 key, text = disk
-                client.notify("textDocument/didChange", {
-                    "textDocument": {"uri": documents.uri(rel), "version": documents.next_version(rel)},
-                    "contentChanges": self._restore(content, text)})
+                if content is not text:  # else the disk text was what was shown
+                    client.notify("textDocument/didChange", {
+                        "textDocument": {"uri": documents.uri(rel), "version": documents.next_version(rel)},
+                        "contentChanges": self._restore(content, text)})
                 documents.hold(client, self._file, text, key)
         elif self._overlaid:  # else an overlay set meanwhile owns the document now
             current.version = documents.next_version(rel)
