@@ -3,9 +3,10 @@
 The child's stdio are plain pipes, its stdout read by a raw `Protocol` (no StreamReader): each chunk goes to
 `ferrule.fastframe.LspFramer`, every body is decoded with orjson and dispatched synchronously, and a
 response resolves its request's future in place. A request may bring its own decoder for its answer
-(one that reads only the fields its caller uses); the answer's id is read from the body's head to find it. Requests carry integer ids; a timer per timed request
-sends `$/cancelRequest` when the budget runs out. Server-to-client requests get answers from a handler
-table; `$/progress`, `experimental/serverStatus` and `textDocument/publishDiagnostics` are tracked.
+(one that reads only the fields its caller uses), found by the id read from the body's head. Requests
+carry integer ids; a timer per timed request sends `$/cancelRequest` when the budget runs out.
+Server-to-client requests get answers from a handler table; `$/progress`, `experimental/serverStatus`
+and `textDocument/publishDiagnostics` are tracked.
 When the child dies or closes stdout, every pending request fails with `ServerExited`.
 
 Writes are joined, order kept: notifications wait in an outbox until the end of the loop turn, and a

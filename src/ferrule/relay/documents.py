@@ -120,6 +120,7 @@ class Documents:
         self.held: dict[str, Held] = {}  # oldest first
         self.holding = True  # False while diagnostics come as pushes for a version: each show opens anew
         self._showing: dict[str, int] = {}  # transient shows under way, per file
+        self._last_span: tuple[str, str, Span] | None = None  # an op asks for its content's span twice
 
     # ---- names and versions ----------------------------------------------------------------------
 
@@ -175,11 +176,21 @@ class Documents:
             known = overlay.index if overlay is not None else self._disk_indexes.get(file.rel, (None, None))[1]
             if known is None:
                 return LineIndex(content)
-            return known.edited(content, *changed_span(known.text, content))
+            return known.edited(content, *self.span(known.text, content))
         overlay = self.overlays.get(file.rel)
         if overlay is not None:
             return overlay.index
         return self._disk_entry(file)[1]
+
+    def span(self, old: str, new: str) -> Span:
+        """Where `old` and `new` differ; the last pair's answer kept: a `content` op needs it for its
+        line index and again for the change it sends, over the same two texts."""
+        last = self._last_span
+        if last is not None and last[0] is old and last[1] is new:
+            return last[2]
+        span = changed_span(old, new)
+        self._last_span = (old, new, span)
+        return span
 
     def disk_state(self, file: ProjectFile) -> tuple[DiskKey, str] | None:
         """(key, text) of the file on disk, read again only when the key changed; None when unreadable."""
@@ -367,7 +378,7 @@ class Shown:
                 client.notify("textDocument/didOpen", {"textDocument": {
                     "uri": uri, "languageId": "rust", "version": version, "text": content}})
             else:
-                self._span = span = changed_span(self._before, content)
+                self._span = span = documents.span(self._before, content)
                 known = documents.index_of(rel, self._before)  # the line by bisection, not a count
                 self._start_line = (known.position(span[0])[0] if known is not None
                                     else self._before.count("\n", 0, span[0]))
