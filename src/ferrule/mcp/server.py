@@ -80,7 +80,7 @@ from .wire import (
     result_line,
 )
 
-__all__ = ["Server"]
+__all__ = ["Server", "log_exception"]
 
 DEFAULT_STDERR_LIMIT = 64 * 1024
 _QUICK_SECONDS = 0.002  # a sync tool faster than this lets the answers ahead of it wait for the batch write
@@ -142,7 +142,7 @@ class Server:
         self._stdin_guard: Callable[[], Any] | None = None
         self._capture: Callable[..., Any] | None = None
         self._window: Any = None  # the run's CaptureSession, when the transport lets one stay open
-        self.lane = AsyncLane(self._answer_late, _log_exception)
+        self.lane = AsyncLane(self._answer_late, log_exception)
         self._handshake: dict[str, Callable[[Any, Any], bytes | None]] = {
             "tools/call": self._call,
             "tools/list": self._tools_list,
@@ -292,7 +292,7 @@ class Server:
             msg_id = getattr(exc, "id", msg_id)  # classify() names the id of a request it refused
             self._pending.append(error_line(msg_id, exc.to_error()))
         except Exception as exc:  # a fault of ours answers -32603; the loop goes on
-            _log_exception(exc)
+            log_exception(exc)
             if msg_id is not None:
                 self._pending.append(error_line(msg_id, InternalError(repr(exc)).to_error()))
 
@@ -489,7 +489,7 @@ class Server:
                 guard.__exit__(None, None, None)
         plan.quick = perf_counter() - started < _QUICK_SECONDS
         if failure is not None:
-            _log_exception(failure)
+            log_exception(failure)
             if window is not None:
                 window.forward()  # the traceback reaches the host's log now, not at the next call
         return self._answer(msg_id, name, output, captured.text, revision, stateless)
@@ -503,7 +503,7 @@ class Server:
         try:
             output = as_output(await entry.awaitable(args))  # type: ignore[misc]
         except (Exception, SystemExit) as exc:
-            _log_exception(exc)
+            log_exception(exc)
             output = ToolOutput(_failure_text(name, exc), True)
         finally:
             if reporter is not None:
@@ -540,7 +540,7 @@ class Server:
         self.notify("notifications/progress", params)
 
 
-def _log_exception(exc: BaseException) -> None:
+def log_exception(exc: BaseException) -> None:
     """The traceback goes to the host's log (stderr), the exception's text into the report."""
     import traceback  # only on failure: it costs start-up time
 

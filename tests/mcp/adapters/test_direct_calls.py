@@ -21,6 +21,9 @@ from testkit.dropin import (
     transcript,
 )
 
+# texts a tool returns as they are, spliced into a laid-out answer: each must be the app's own answer
+TEXTS = ["plain", "", "ünïcödé ✓ 🦀 中文", 'quote " backslash \\ slash / newline \n tab \t', "\x00\x01\x1f control",
+         "\x00ferrule\x01text\x02probe\x03", "text", "type", "result", "x" * 5000]
 APP = "sync_tools_app"
 CALLS = [
     ("shout", {"text": "hi"}),
@@ -57,6 +60,8 @@ def session(peer: Peer, revision: str) -> dict[str, Any]:
     peer.ask(req(50, "tools/call", {"name": "point", "arguments": {"x": 5}, "_meta": {"progressToken": 7}}))
     peer.ask(req(51, "tools/call", {"name": "point", "arguments": ["x"]}))  # malformed params: the kernel's answer
     peer.ask(req(52, "tools/call", {"name": "no_such_tool", "arguments": {}}))
+    for msg_id, (name, value) in enumerate([(name, value) for name in ['text', 'text_any', 'text_short', 'text_upper', 'text_or_none'] for value in TEXTS], 100):
+        peer.ask(call(msg_id, name, {"value": value}))
     return transcript(peer)
 
 

@@ -24,7 +24,9 @@ the revision lacks, such as `structuredContent` before 2025-06-18, or `resultTyp
 2026-07-28, and putting keys in the model's order); when all it did to a shape (the result's keys,
 each content block's type and keys) at a revision was to drop and order keys, so that replaying that
 gave the same bytes, later results of that shape are laid out the same way without it; a shape it
-changed otherwise or refused always goes through it.
+changed otherwise or refused always goes through it. What is decided once per tool and revision,
+for a tool whose output is a plain `str`: where a text goes in the wire result (`TextCuts`), so a
+text it returns is spliced in, already encoded, with no conversion at all.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server._otel import OpenTelemetryMiddleware
@@ -55,7 +58,7 @@ from opentelemetry import trace
 from orjson import dumps
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["DirectTools", "ResultSieve", "ToolPlan"]
+__all__ = ["DirectTools", "ResultSieve", "TextCuts", "ToolPlan"]
 
 _UNKNOWN = object()
 _PROVIDER_FROM_ENV = "OTEL_PYTHON_TRACER_PROVIDER" in os.environ  # what get_tracer_provider() would load
@@ -68,7 +71,7 @@ class ToolPlan:
     """A direct-callable tool and what its call and result conversion need, looked up once."""
 
     __slots__ = ("tool", "name", "fn", "validate", "arg_model", "json_keys", "dump_names", "context_kwarg", "inline",
-                 "output_model", "adapter", "wrap")
+                 "output_model", "adapter", "wrap", "texts")
 
     def __init__(self, tool: Tool) -> None:
         metadata = tool.fn_metadata
@@ -91,13 +94,25 @@ class ToolPlan:
         self.output_model = metadata.output_model if metadata.output_schema is not None else None
         self.adapter = None if self.output_model is None else metadata._output_adapter(self.output_model)
         self.wrap = metadata.wrap_output
+        # a str result is the text itself when it is the whole output or wrapped as a plain `str`
+        plain_text = self.output_model is None or (self.wrap and _plain_str(self.output_model))
+        self.texts = TextCuts() if plain_text else None
 
     def run(self, arguments: dict[str, Any]) -> Any:
-        """`Tool.run(arguments, context, convert_result=True)` for a sync tool, called in place
-        rather than on a worker thread."""
+        """The body's value for `Tool.run(arguments, context, convert_result=True)` of a sync tool,
+        called in place rather than on a worker thread (`converted` makes it the result)."""
         validated = self._validated(arguments)
         try:
-            return self.convert(self.fn(**validated))
+            return self.fn(**validated)
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise _wrapped(self.name, exc) from exc
+
+    def converted(self, value: Any) -> Any:
+        """The rest of `Tool.run`: the body's value converted, its failure wrapped as there."""
+        try:
+            return self.convert(value)
         except MCPError:
             raise
         except Exception as exc:
@@ -205,10 +220,17 @@ class DirectTools:
             return plan
         return None
 
-    def call(self, runner: ServerRunner[Any], plan: ToolPlan, params: Any) -> dict[str, Any]:
-        """The wire result of a sync tool's call (raising MCPError as the kernel would)."""
+    def call(self, runner: ServerRunner[Any], plan: ToolPlan, params: Any) -> dict[str, Any] | bytes:
+        """The wire result of a sync tool's call (raising MCPError as the kernel would); a text
+        result comes already encoded (`bytes`)."""
         try:
-            result = plan.run(params.get("arguments") or {})
+            value = plan.run(params.get("arguments") or {})
+            if plan.texts is not None and type(value) is str:
+                answer = plan.texts.answer(runner.connection.protocol_version, value,
+                                           lambda probe: self._sieve.serialize(runner, plan.converted(probe)))
+                if answer is not None:
+                    return answer
+            result = plan.converted(value)
         except MCPError:
             raise
         except Exception as exc:  # as MCPServer._handle_call_tool answers and logs it
@@ -278,6 +300,60 @@ class ResultSieve:
             same = sieved.keys() <= dumped.keys() and dumps(_laid_out(dumped, layout)) == dumps(sieved)
             self._sieved[key] = layout if same else None  # a shape the sieve changed otherwise always goes through it
         return sieved
+
+
+class TextCuts:
+    """The wire result of a text a tool returns, laid out once per revision: the encoded result
+    of a probe text converted the full way, cut where the text goes. What a tool whose output is a
+    plain `str` makes of a str is the text in fixed places (its conversion validates a `str`, or
+    serializes one through a JSON round trip, and gives back any string UTF-8 can carry), so the
+    answer to a later text is the text spliced into the cut. A second probe checks the cut; a
+    layout it does not reproduce (or a conversion that fails on the probes) is never used."""
+
+    # two texts no tool returns by chance (control characters)
+    PROBES = ("\x00ferrule\x01text\x02probe\x03", "\x00ferrule\x01other\x02probe\x04")
+
+    def __init__(self) -> None:
+        self._cuts: dict[str, list[bytes] | None] = {}  # revision -> the cut; None: not laid out so
+
+    def answer(self, revision: str, text: str, convert: Callable[[str], Any]) -> bytes | None:
+        """The encoded wire result of `text` at `revision`, or None to convert it the full way.
+        `convert` gives the wire result (a dict, or None for one that is not a plain layout)."""
+        if revision in self._cuts:
+            cut = self._cuts[revision]
+        else:
+            cut = self._cuts[revision] = self._cut(convert)
+        if cut is None or not _encodable(text):
+            return None
+        return dumps(text).join(cut)
+
+    def _cut(self, convert: Callable[[str], Any]) -> list[bytes] | None:
+        try:
+            forms = [convert(probe) for probe in self.PROBES]
+        except Exception:
+            return None
+        if None in forms:
+            return None
+        first, second = (dumps(form) for form in forms)
+        cut = first.split(dumps(self.PROBES[0]))
+        return cut if len(cut) > 1 and dumps(self.PROBES[1]).join(cut) == second else None
+
+
+def _encodable(text: str) -> bool:
+    """Whether UTF-8 carries the text (a lone surrogate it does not)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _plain_str(output_model: Any) -> bool:
+    """Whether a wrapped output model's `result` is a plain `str` (no constraint, no validator)."""
+    field = getattr(output_model, "model_fields", {}).get("result")
+    return field is not None and field.annotation is str and not field.metadata
 
 
 def _wrapped(name: str, exc: Exception) -> Exception:

@@ -15,7 +15,8 @@ client-call marks) and the same steps as fastmcp's: its own type adapter validat
 `convert_result` and `_mark_non_object_result` shape the result, failures are logged and masked
 as `call_tool` does (a Prefab payload's tool names are re-addressed by its own last step, on the
 event loop), `_on_call_tool`'s wrapping and error results follow, and the kernel's serializer
-shapes the wire form.
+shapes the wire form. A text that a tool returns under a `str` (or open) annotation is spliced into
+the wire form fastmcp gives a text, laid out once per revision (direct.py's `TextCuts`).
 
 What is checked once, when the run starts: the app's class and configuration. What is checked on
 every call, cheaply: that the lists a run can change (middleware, providers, transforms, extensions)
@@ -24,7 +25,7 @@ its key (an unversioned tool cannot share its name with a versioned one, so the 
 that object). Per-session visibility rules live in the app's state store, which a plain call does
 not read; every change to them is announced with a `list_changed` notification, so the first one
 the app sends ends the route for the run (`revoke()`). A sync tool fastmcp would run on a worker
-thread runs on a worker thread of ferrule's, which writes its answer; one marked
+thread runs on a worker thread of ferrule's (workers.py), which writes its answer; one marked
 `run_in_thread=False` runs on the read loop, as fastmcp runs it on its event loop.
 """
 
@@ -73,18 +74,19 @@ from mcp_types.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError as PydanticValidationError
 
-from .direct import ResultSieve, _plain, _tracing
+from .direct import ResultSieve, TextCuts, _plain, _tracing
 
 __all__ = ["FastPlan", "FastTools"]
 
 _handler_log = mcp_operations.logger
+_TEXT_TYPES = (str, Any, inspect.Signature.empty)  # return annotations under which a str is serialized as itself
 _PASS_THROUGH_HOOKS = ("__call__", "_dispatch_handler", "on_message", "on_request", "on_call_tool")
 
 
 class FastPlan:
     """A direct-callable fastmcp tool and its call adapter, looked up once."""
 
-    __slots__ = ("tool", "key", "name", "adapter", "threaded")
+    __slots__ = ("tool", "key", "name", "adapter", "threaded", "texts")
 
     def __init__(self, tool: FunctionTool) -> None:
         self.tool = tool
@@ -95,10 +97,12 @@ class FastPlan:
                                            run_in_thread=tool.run_in_thread)
         self.adapter = get_cached_typeadapter(_wrap_body_errors(body))
         self.threaded = tool.run_in_thread
+        self.texts = TextCuts() if tool.return_type in _TEXT_TYPES else None
 
-    def run(self, arguments: dict[str, Any], strict: bool | None, finish: Any) -> ToolResult:
-        """`Tool._run(arguments)` for a sync FunctionTool, in the calling thread. `finish` awaits,
-        on the event loop, what a body returned that fastmcp would await there."""
+    def run(self, arguments: dict[str, Any], strict: bool | None, finish: Any) -> Any:
+        """The body's value for `Tool._run(arguments)` of a sync FunctionTool, in the calling
+        thread (`converted` makes it the ToolResult). `finish` awaits, on the event loop, what a
+        body returned that fastmcp would await there."""
         try:
             result = _validate_input(self.adapter, arguments, strict=strict)  # validates, then calls the body
             try:
@@ -108,6 +112,10 @@ class FastPlan:
                 raise _ToolBodyError(str(exc)) from exc
         except PydanticValidationError as exc:
             raise ValidationError(str(exc), log_level=logging.WARNING) from exc
+        return result
+
+    def converted(self, result: Any) -> ToolResult:
+        """The rest of `Tool._run`: the body's value as the tool's ToolResult."""
         if isinstance(result, mcp_types.InputRequiredResult):
             return InputRequiredToolResult(result)
         return self.tool._mark_non_object_result(self.tool.convert_result(result))
@@ -169,13 +177,13 @@ class FastTools:
             return plan
         return None
 
-    def call(self, runner: ServerRunner[Any], plan: FastPlan, exchange: Any, params: Any, finish: Any) -> dict[str, Any]:
+    def call(self, runner: ServerRunner[Any], plan: FastPlan, exchange: Any, params: Any, finish: Any) -> dict[str, Any] | bytes:
         """The wire result of the call (raising MCPError as the kernel would), in the calling
         thread, in a context of its own (as each request's task has one under fastmcp) holding
-        what fastmcp's path gives the tool body."""
+        what fastmcp's path gives the tool body. A text result comes already encoded (`bytes`)."""
         return contextvars.Context().run(self._call, runner, plan, exchange, params, finish)
 
-    def _call(self, runner: ServerRunner[Any], plan: FastPlan, exchange: Any, params: Any, finish: Any) -> dict[str, Any]:
+    def _call(self, runner: ServerRunner[Any], plan: FastPlan, exchange: Any, params: Any, finish: Any) -> dict[str, Any] | bytes:
         app = self.app
         version = runner.connection.protocol_version
         request = runner._make_context(exchange, "tools/call", params, _extract_meta(params), version)
@@ -189,31 +197,41 @@ class FastTools:
             with _serving_client_tool_call():
                 result: Any
                 try:
-                    result = _wire_result(plan.name, self._called(plan, arguments, finish), version)
+                    result = self._called(runner, plan, arguments, finish)
+                    if type(result) is bytes:
+                        return result
+                    result = _wire_result(plan.name, result, version)
                 except (DisabledError, NotFoundError):  # as _on_call_tool answers them
                     result = _error_result(f"Unknown tool: {plan.name!r}")
                 except FastMCPError as exc:
                     result = _error_result(str(exc))
         return self._sieve.serialize(runner, result)
 
-    def _called(self, plan: FastPlan, arguments: dict[str, Any], finish: Any) -> ToolResult:
+    def _called(self, runner: ServerRunner[Any], plan: FastPlan, arguments: dict[str, Any], finish: Any) -> ToolResult | bytes:
         """`call_tool(name, arguments)`: its `Context`, its client-call mark, and the body's
         failures logged and masked as it does."""
         context = Context(fastmcp=self.app)
         _completed(context.__aenter__())
         try:
             with _dispatching_tool_call():
-                result = self._guarded(plan, arguments, _strict_input_validation(), finish)
-            if payload_has_identities(result.structured_content):  # a Prefab payload: its tool names re-addressed
-                result = finish(_rebound(self.app, result))
+                result = self._guarded(runner, plan, arguments, _strict_input_validation(), finish)
+            if not isinstance(result, bytes) and payload_has_identities(result.structured_content):
+                result = finish(_rebound(self.app, result))  # a Prefab payload: its tool names re-addressed
             return result
         finally:
             _completed(context.__aexit__(None, None, None))
 
-    def _guarded(self, plan: FastPlan, arguments: dict[str, Any], strict: bool | None, finish: Any) -> ToolResult:
+    def _guarded(self, runner: ServerRunner[Any], plan: FastPlan, arguments: dict[str, Any], strict: bool | None,
+                 finish: Any) -> ToolResult | bytes:
         logger, name = server_module.logger, plan.name
         try:
-            return plan.run(arguments, strict, finish)
+            value = plan.run(arguments, strict, finish)
+            if plan.texts is not None and type(value) is str:
+                answer = plan.texts.answer(runner.connection.protocol_version, value,
+                                           lambda probe: self._converted_fully(runner, plan, probe))
+                if answer is not None:
+                    return answer
+            return plan.converted(value)
         except ValidationError as exc:
             cause = exc.__cause__
             if isinstance(cause, PydanticValidationError):
@@ -240,6 +258,14 @@ class FastTools:
             if self.app._mask_error_details:
                 raise ToolError(f"Error calling tool {name!r}") from exc
             raise ToolError(f"Error calling tool {name!r}: {exc}") from exc
+
+    def _converted_fully(self, runner: ServerRunner[Any], plan: FastPlan, value: Any) -> dict[str, Any] | None:
+        """The wire result of a body's `value` by fastmcp's whole conversion; None for one that a
+        Prefab payload's last step would change."""
+        converted = plan.converted(value)
+        if payload_has_identities(converted.structured_content):
+            return None
+        return self._sieve.serialize(runner, _wire_result(plan.name, converted, runner.connection.protocol_version))
 
 
 def _wire_result(name: str, result: Any, version: str) -> Any:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -46,8 +46,9 @@ from mcp.shared.transport_context import TransportContext
 from mcp_types import INTERNAL_ERROR, REQUEST_TIMEOUT, ErrorData
 
 from ..eras import is_stateless
-from ..server import Server
-from ..wire import encode, error_line, result_line
+from ..server import Server, log_exception
+from ..wire import encode, error_line, raw_result_line, result_line
+from .workers import ToolThreads
 
 if TYPE_CHECKING:
     from .direct import DirectTools, ToolPlan
@@ -126,7 +127,7 @@ class SdkServer(Server):
         self.label = label
         self._direct = direct
         self._fast = fast
-        self._workers: ThreadPoolExecutor | None = None  # a fastmcp app's sync tools, as its worker threads run them
+        self._workers: ToolThreads | None = None  # a fastmcp app's sync tools, as its worker threads run them
         self._in_thread: dict[Any, bool] = {}  # request id -> cancelled, for the calls on a worker thread
         self._lifespans = [*lifespans, lambda: app.lifespan(app)]
         self._outbound = _Outbound(self)
@@ -149,7 +150,7 @@ class SdkServer(Server):
         if self._fast is not None and not self._fast.usable():
             self._fast = None
         if self._fast is not None:
-            self._workers = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="mcp-tool")
+            self._workers = ToolThreads(_WORKERS, self.write, log_exception)
 
     async def _hold_lifespans(self, entered: Future[Any]) -> None:
         self._stop = stop = anyio.Event()
@@ -169,7 +170,7 @@ class SdkServer(Server):
     def stopping(self) -> None:
         try:
             if self._workers is not None:
-                self._workers.shutdown(wait=True)  # the calls on worker threads answer first
+                self._workers.shutdown()  # the calls on worker threads answer first
             self.lane.drain()
             if self._stop is not None:
                 self.lane.call(_set(self._stop))
@@ -202,7 +203,7 @@ class SdkServer(Server):
         """A sync tool's call on the direct route, answered here on the read loop."""
         assert self._direct is not None and self._legacy is not None
         try:
-            return result_line(msg_id, self._direct.call(self._legacy, plan, params))
+            return _answer_line(msg_id, self._direct.call(self._legacy, plan, params))
         except Exception as exc:
             return error_line(msg_id, _error_data(exc, modern=False).model_dump(mode="json", exclude_none=True))
 
@@ -216,16 +217,17 @@ class SdkServer(Server):
         self._workers.submit(self._answer_threaded, msg_id, plan, params)
         return None
 
-    def _answer_threaded(self, msg_id: Any, plan: FastPlan, params: Any) -> None:
+    def _answer_threaded(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes | None:
         answer = self._answer_fast(msg_id, plan, params)
         if not self._in_thread.pop(msg_id, False):  # a cancelled call is not answered, as under fastmcp
-            self.write([answer])
+            return answer
+        return None
 
     def _answer_fast(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes:
         assert self._fast is not None and self._legacy is not None
         exchange = _Exchange(self, msg_id, params, False)
         try:
-            return result_line(msg_id, self._fast.call(self._legacy, plan, exchange, params, self.lane.call))
+            return _answer_line(msg_id, self._fast.call(self._legacy, plan, exchange, params, self.lane.call))
         except Exception as exc:
             return error_line(msg_id, _error_data(exc, modern=False).model_dump(mode="json", exclude_none=True))
         finally:
@@ -328,9 +330,7 @@ def _error_data(exc: Exception, modern: bool) -> ErrorData:
 
 
 def _internal(exc: Exception) -> ErrorData:
-    import traceback
-
-    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    log_exception(exc)
     return ErrorData(code=INTERNAL_ERROR, message=str(exc) or type(exc).__name__)
 
 
@@ -341,3 +341,8 @@ async def _set(event: anyio.Event) -> None:
 @asynccontextmanager
 async def no_lifespan() -> AsyncIterator[None]:
     yield None
+
+
+def _answer_line(msg_id: Any, result: dict[str, Any] | bytes) -> bytes:
+    """The response to a direct route's call: its result as a dict, or already encoded."""
+    return raw_result_line(msg_id, result) if type(result) is bytes else result_line(msg_id, result)

@@ -4,7 +4,7 @@ that read the request's context, and tools that change what the session may call
 
 import sys
 import threading
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import NotFoundError, ToolError
@@ -12,7 +12,7 @@ from fastmcp.server.dependencies import get_context
 from fastmcp.tools import ToolResult
 from fastmcp.utilities.types import Image
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 from typing_extensions import TypedDict
 
 mcp = FastMCP("dropin-fastmcp-sync")
@@ -197,6 +197,37 @@ def hide_everywhere(name: str) -> str:
     """Disables a tool for every session, from a sync body."""
     mcp.disable(names={name})
     return f"hid {name} everywhere"
+
+
+@mcp.tool
+def text(value: str) -> str:
+    """A text as it came: what is spliced into a laid-out answer must be exactly what fastmcp answers."""
+    return value
+
+
+@mcp.tool
+def text_untyped(value: str):  # noqa: ANN201 - no return annotation
+    """A text with no return annotation."""
+    return value
+
+
+@mcp.tool
+def text_any(value: str) -> Any:
+    """A text under an open return annotation."""
+    return value
+
+
+@mcp.tool
+def text_upper(value: str) -> Annotated[str, AfterValidator(str.upper)]:
+    """A text under an annotation with a validator."""
+    return value
+
+
+@mcp.tool(output_schema=None)
+def text_unstructured(value: str) -> str:
+    """A text with no output schema."""
+    return value
+
 
 
 if __name__ == "__main__":

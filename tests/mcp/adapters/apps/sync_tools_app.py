@@ -3,12 +3,12 @@ straight from the tool registry must match the SDK's own answers), and an async 
 stderr."""
 
 import sys
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ImageContent, TextContent
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 mcp = MCPServer("dropin-sync-tools")
 
@@ -100,6 +100,37 @@ def blocks() -> list[TextContent | ImageContent]:
 def own_result(flag: bool) -> CallToolResult:
     """A CallToolResult of its own."""
     return CallToolResult(content=[TextContent(type="text", text=f"flag={flag}")], is_error=flag)
+
+
+@mcp.tool()
+def text(value: str) -> str:
+    """A text as it came: what is spliced into a laid-out answer must be exactly what the SDK answers."""
+    return value
+
+
+@mcp.tool()
+def text_any(value: str) -> Any:
+    """A text under an open return annotation."""
+    return value
+
+
+@mcp.tool()
+def text_short(value: str) -> Annotated[str, Field(max_length=5)]:
+    """A constrained text: one that breaks the constraint fails its output validation."""
+    return value
+
+
+@mcp.tool()
+def text_upper(value: str) -> Annotated[str, AfterValidator(str.upper)]:
+    """A text the output validator changes."""
+    return value
+
+
+@mcp.tool()
+def text_or_none(value: str) -> str | None:
+    """A text under a union."""
+    return value or None
+
 
 
 if __name__ == "__main__":
