@@ -118,3 +118,28 @@ def test_an_op_right_after_a_write_answers_for_the_written_text(session, crate):
     finally:
         restore(session, path, saved)
     assert answers == [["E0308"], []] * 15
+
+
+def test_navigation_right_after_a_write_answers_for_the_written_text(session, crate):
+    """The same race for the ops that ask where things are (here a definition and a file's outline):
+    their answers must be for the text on disk when they run, every time. Before, the analyzer's
+    stale copy answered the wrong line, or refused a position past its end."""
+    path = crate / TEXT_RS
+    saved = path.read_text(encoding="utf-8")
+    definition, caller = "pub fn written_here() -> u32 { 1 }", "pub fn calls_it() -> u32 { written_here() }"
+    answers, expected = [], []
+    try:
+        for round_ in range(10):  # the definition moves three lines down and back between writes
+            text = saved + "\n" * (1 + 3 * (round_ % 2)) + f"{definition}\n\n{caller}\n"
+            path.write_text(text, encoding="utf-8")
+            lines = text.split("\n")
+            defined_at, called_at = lines.index(definition) + 1, lines.index(caller) + 1
+            use = {"line": called_at, "character": len(caller) - len("written_here() }")}
+            found = session.call("definition", {"file": TEXT_RS, "position": use})["locations"]
+            outline = session.call("symbols", {"file": TEXT_RS})["symbols"]
+            answers.append(([loc["line"] for loc in found],
+                            [entry["line"] for entry in outline if entry["name"] == "written_here"]))
+            expected.append(([defined_at], [defined_at]))
+    finally:
+        restore(session, path, saved)
+    assert answers == expected

@@ -317,6 +317,14 @@ class Documents:
         the file is overlaid or held with that text already."""
         return Shown(self, client, file, content)
 
+    def show_disk(self, client: LspClient, file: ProjectFile) -> None:
+        """Have the analyzer hold the disk text the relay reads (once: the file is then held), for an
+        op that asks about the file without content and reads no text of its own while it waits:
+        its answer is then for the text on disk, not for what the analyzer's file watcher has caught
+        up with."""
+        with self.showing(client, file, None):
+            pass
+
     def close_document(self, client: LspClient, file: ProjectFile, disk: str | None | _Unread = _UNREAD) -> None:
         """didClose, with the disk text put back first: rust-analyzer re-reads a closed file from disk
         only later, and an op right after must not see the text that was just closed."""

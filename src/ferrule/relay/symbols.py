@@ -64,6 +64,7 @@ async def target(ctx: OpContext, params: TargetParams) -> Target:
                          _SEGMENT_RECIPE)
     file = ctx.file(params)
     ctx.documents.require(file, None)
+    ctx.documents.show_disk(ctx.client, file)
     return Target(ctx.documents.uri(file.rel), ctx.lsp_position(file, params.position, None))
 
 

@@ -51,6 +51,7 @@ async def rename(ctx: OpContext, params: RenameParams) -> EditResult:
 async def fixes(ctx: OpContext, params: FixesParams) -> FixesResult:
     file = ctx.file(params)
     index = ctx.documents.index(file, None)
+    ctx.documents.show_disk(ctx.client, file)
     start, end = _asked_range(params, index)
     actions = await _code_actions(ctx, file, index, start, end)
     if params.code is not None:
@@ -71,6 +72,7 @@ async def apply_fix(ctx: OpContext, params: ApplyFixParams) -> ApplyFixResult:
     line, character, end_line, end_character, position, checksum = matched.groups()
     file = ctx.file(params)
     index = ctx.documents.index(file, None)
+    ctx.documents.show_disk(ctx.client, file)
     start, end = Position(int(line), int(character)), Position(int(end_line), int(end_character))
     actions = dict(await _code_actions(ctx, file, index, start, end))
     action = actions.get(int(position))

@@ -39,6 +39,7 @@ async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
     if params.file is not None:
         file = ctx.file(params)
         ctx.documents.require(file, None)
+        ctx.documents.show_disk(ctx.client, file)
         answer = await ctx.request("textDocument/documentSymbol",
                                    {"textDocument": {"uri": ctx.documents.uri(file.rel)}})
         outline = [_outline(item, None) for item in answer or []]
