@@ -15,8 +15,9 @@ import ferrule.mcp as mcp
 from ferrule.mcp import errors
 
 PACKAGE = Path(mcp.__file__).resolve().parent
-# capture's shared module: the fd helpers and the flag that makes a capture follow a claimed fd 1.
-ALLOWED_FERRULE = {"ferrule.capture", "ferrule.fastframe", "ferrule._capture_shared"}
+# capture's shared module: the fd helpers and the flag that makes a capture follow a claimed fd 1;
+# the pipe sizing the stdio transport shares with the other layers' pipes.
+ALLOWED_FERRULE = {"ferrule.capture", "ferrule.fastframe", "ferrule._capture_shared", "ferrule._pipes"}
 
 
 def imported_modules(path: Path) -> set[str]:

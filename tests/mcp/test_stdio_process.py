@@ -232,3 +232,14 @@ def test_a_closed_stdin_or_stdout_ends_the_server_with_a_note(twin, closed):
                           preexec_fn=lambda: os.close(closed), timeout=30)
     assert proc.returncode == 0
     assert b"no stdio channel to serve" in proc.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are set on Linux only")
+def test_the_hosts_pipe_holds_large_arguments_in_one_piece(spawn, twin):
+    import fcntl
+
+    child = spawn(twin)
+    initialize(child)
+    text = "x" * 300_000  # more than a default pipe (64 KiB) holds
+    assert text_of(child.ask(call(1, "echo", {"text": text}))) == text
+    assert fcntl.fcntl(child.proc.stdin.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 20

@@ -124,3 +124,19 @@ def test_stray_output_cannot_reach_the_protocol_channel(crate, double, tmp_path)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert done.stdout == b"frame\n"
     assert b"stray print" in done.stderr and b"stray child" in done.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are set on Linux only")
+def test_the_hosts_pipe_holds_a_whole_file_in_one_frame(crate, double):
+    # A request carrying a file's text (200 KB for a large Rust file) is read in one piece.
+    import fcntl
+
+    serve = golden.ServeProcess(crate, double)
+    try:
+        serve.send(frame(1, "scope", {"file": IDS}))
+        assert serve.read(1, timeout=60)[0]["ok"]
+        assert serve.proc.stdin is not None
+        assert fcntl.fcntl(serve.proc.stdin.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 20
+        assert serve.close_input() == 0
+    finally:
+        serve.kill()

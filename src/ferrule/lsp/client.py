@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from ferrule._pipes import widen_pipe
 from ferrule.fastframe import FrameError, LspFramer, encode_lsp
 from ferrule.lsp.errors import (
     INTERNAL_ERROR,
@@ -181,6 +182,8 @@ class LspClient:
         child_in, our_in = os.pipe()
         our_out, child_out = os.pipe()
         our_err, child_err = os.pipe()
+        widen_pipe(our_in)  # a whole file's text, or a completion list, passes in one piece
+        widen_pipe(our_out)
         ours = [our_in, our_out, our_err]
         try:
             try:

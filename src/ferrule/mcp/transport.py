@@ -115,6 +115,7 @@ class StdioTransport(Transport):
     session_capture = True
 
     def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+        from ferrule._pipes import widen_pipe
         from ferrule.capture import private_stdin, stdin_from_devnull
         from ferrule.fastframe import FrameTooLarge, LineFramer
 
@@ -128,6 +129,7 @@ class StdioTransport(Transport):
         except BaseException:
             self._claim.release()
             raise
+        widen_pipe(self._in)  # large arguments (a file's text) arrive in one read
         self._devnull: Any = stdin_from_devnull()
         self._devnull.__enter__()
         self._queue: list[Any] = []

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, Protocol
 
 import orjson
 
+from ferrule._pipes import widen_pipe
 from ferrule.fastframe import DEFAULT_MAX_LINE, FrameTooLarge, LineFramer
 from ferrule.project import BadRequest, FerruleError, OpTimeout, OracleCrashed, ProjectRoot
 from ferrule.relay.envelope import (
@@ -248,6 +249,7 @@ async def _open_intake(
 ) -> asyncio.BaseTransport | None:
     loop = asyncio.get_running_loop()
     if _is_streamable(stdin):
+        widen_pipe(stdin.fileno())
         transport, _ = await loop.connect_read_pipe(lambda: _Intake(on_data, on_eof), stdin)
         return transport
 
