@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import select
+import subprocess
 import sys
 from pathlib import Path
 
@@ -482,3 +483,27 @@ def test_an_answer_of_another_shape_is_decoded_in_full():
     assert completion_list.decode_answer(odd) == orjson.loads(odd)
     with pytest.raises(orjson.JSONDecodeError):
         completion_list.decode_answer(b'{"jsonrpc":"2.0","id":3,"result":')
+
+
+def test_without_msgspec_a_completion_answer_is_decoded_in_full_with_the_same_fields():
+    """An interpreter msgspec has no build for: the answer is decoded in full, and what the relay reads
+    of it (the fields, the item sent back for resolve) is the same as with msgspec."""
+    body = (b'{"jsonrpc":"2.0","id":3,"result":{"isIncomplete":true,"items":[{"label":"unwrap","kind":2,'
+            b'"detail":"fn(self) -> T","sortText":"7fff","tags":[1],"textEdit":{"range":{"start":{"line":0,'
+            b'"character":4},"end":{"line":0,"character":6}},"newText":"unwrap()"},"data":{"hash":"h","n":[1,2]}}]}}')
+    code = ("import sys, orjson; sys.modules['msgspec'] = None\n"
+            "from ferrule.lsp import completion_list as c\n"
+            "answer = c.decode_answer(sys.stdin.buffer.read())\n"
+            "item = answer['result']['items'][0]\n"
+            "sys.stdout.buffer.write(orjson.dumps({'answer': answer, 'sent': c.as_sent(item)}))\n")
+    done = subprocess.run([sys.executable, "-c", code], input=body, capture_output=True, timeout=60, check=True)
+    without = orjson.loads(done.stdout)
+    assert without["answer"] == orjson.loads(body)  # in full
+    answer = completion_list.decode_answer(body)
+    (item,) = answer["result"]["items"]
+    (full,) = without["answer"]["result"]["items"]
+    for field in ("label", "kind", "detail", "sortText"):
+        assert item[field] == full[field]
+    assert answer["result"]["isIncomplete"] is without["answer"]["result"]["isIncomplete"] is True
+    assert completion_list.as_sent(item) == \
+        {key: value for key, value in without["sent"].items() if key != "tags"}  # a field nobody reads is skipped
