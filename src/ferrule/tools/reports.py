@@ -64,10 +64,9 @@ MISLEADING_KINDS = (STD_KIND, PROC_MACRO_KIND)  # what the analyzer lacks and ru
 
 def _warning_lines(result: Mapping[str, Any]) -> list[str]:
     """Why the answer cannot be taken at its word: first, before anything it qualifies."""
-    lines = []
+    lines: list[str] = []
     for warning in result.get("warnings") or []:
-        lines.append(f"warning: {warning.get('message', '')}")
-        lines.append(f"  fix: {warning.get('recipe', '')}")
+        lines.extend(_warning_and_fix(warning))
         if warning.get("kind") not in MISLEADING_KINDS:  # code no crate builds: rustc sees no more
             continue
         if result.get("compiled"):
@@ -209,8 +208,11 @@ def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
 
 def _caveat_lines(result: Mapping[str, Any]) -> list[str]:
     """Each warning the answer carries (why it may mislead) with its fix."""
-    return [line for warning in result.get("warnings") or []
-            for line in (f"warning: {warning.get('message', '')}", f"  fix: {warning.get('recipe', '')}")]
+    return [line for warning in result.get("warnings") or [] for line in _warning_and_fix(warning)]
+
+
+def _warning_and_fix(warning: Mapping[str, Any]) -> tuple[str, str]:
+    return f"warning: {warning.get('message', '')}", f"  fix: {warning.get('recipe', '')}"
 
 
 def render_complete(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
