@@ -162,5 +162,6 @@ def test_close_cancels_a_call_in_flight_and_neither_retries_nor_restarts_it(tmp_
     caller.join(30)
     (outcome,) = outcomes
     assert isinstance(outcome.error, OracleCrashed) and not outcome.retried
+    assert relay.crashes == 0  # stopped on purpose: no crash of the analyzer's
     assert len(sessions) == 1 and ops(sessions[0]) == ["init", "type"] and sessions[0].closed == 1
     assert relay.call("type", {"file": "a.rs"}).result == {"display": "never asked"}  # closed, not dead

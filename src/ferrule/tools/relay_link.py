@@ -133,9 +133,9 @@ class SharedRelay:
         except CoolingDown as error:  # nothing was tried, and a retry now would be refused the same way
             return Outcome(error=error)
         except OracleCrashed as error:
-            self.crashes += 1
-            if self._closing:  # the analyzer was stopped under the call: nothing to retry for
+            if self._closing:  # the analyzer was stopped under the call: no crash, nothing to retry for
                 return Outcome(error=error)
+            self.crashes += 1
         except FerruleError as error:
             return Outcome(error=error)
         try:
