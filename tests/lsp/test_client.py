@@ -485,9 +485,10 @@ def test_an_answer_of_another_shape_is_decoded_in_full():
         completion_list.decode_answer(b'{"jsonrpc":"2.0","id":3,"result":')
 
 
-def test_without_msgspec_a_completion_answer_is_decoded_in_full_with_the_same_fields():
+def test_without_msgspec_a_completion_answer_is_decoded_in_full_and_reads_the_same():
     """An interpreter msgspec has no build for: the answer is decoded in full, and what the relay reads
-    of it (the fields, the item sent back for resolve) is the same as with msgspec."""
+    of it (the fields, the item sent back for resolve) is what it reads with msgspec."""
+    pytest.importorskip("msgspec", reason="the comparison needs msgspec here (CPython)")
     body = (b'{"jsonrpc":"2.0","id":3,"result":{"isIncomplete":true,"items":[{"label":"unwrap","kind":2,'
             b'"detail":"fn(self) -> T","sortText":"7fff","tags":[1],"textEdit":{"range":{"start":{"line":0,'
             b'"character":4},"end":{"line":0,"character":6}},"newText":"unwrap()"},"data":{"hash":"h","n":[1,2]}}]}}')

@@ -71,3 +71,22 @@ def test_a_file_changed_a_moment_ago_is_not_held(project, monkeypatch):
     with documents.showing(analyzer, lib, "pub fn f() -> u8 { 5 }\n") as shown:
         shown.prepare()
     assert "src/lib.rs" in documents.held
+
+
+@pytest.mark.parametrize("racy", [False, True], ids=["held after", "written a moment ago"])
+def test_two_reads_of_a_file_at_once_open_it_once(project, monkeypatch, racy):
+    """Two ops without content on the same file run side by side (reads): the second finds the disk
+    text shown by the first and sends nothing, so the analyzer never gets a second didOpen, and the
+    document is neither closed nor changed under the op still running."""
+    if not racy:
+        monkeypatch.setattr(documents_module, "RACY_NS", 0)
+    root, lib = project
+    documents = Documents(root)
+    analyzer = Analyzer()
+    first = documents.showing(analyzer, lib, None)
+    first.__enter__()
+    with documents.showing(analyzer, lib, None):
+        assert [method for method, _ in analyzer.sent] == ["textDocument/didOpen"]
+    assert [method for method, _ in analyzer.sent] == ["textDocument/didOpen"]  # nothing under the first
+    first.__exit__(None, None, None)
+    assert ("src/lib.rs" in documents.held) is not racy

@@ -127,16 +127,18 @@ def test_stray_output_cannot_reach_the_protocol_channel(crate, double, tmp_path)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are set on Linux only")
-def test_the_hosts_pipe_holds_a_whole_file_in_one_frame(crate, double):
-    # A request carrying a file's text (200 KB for a large Rust file) is read in one piece.
+def test_the_hosts_pipe_takes_a_large_files_frame_at_once(crate, double):
+    # A request carrying a file's text (200 KB for a 6k-line Rust file) is handed over whole.
     import fcntl
+
+    from ferrule._pipes import PIPE_BYTES
 
     serve = golden.ServeProcess(crate, double)
     try:
         serve.send(frame(1, "scope", {"file": IDS}))
         assert serve.read(1, timeout=60)[0]["ok"]
         assert serve.proc.stdin is not None
-        assert fcntl.fcntl(serve.proc.stdin.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 20
+        assert fcntl.fcntl(serve.proc.stdin.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES
         assert serve.close_input() == 0
     finally:
         serve.kill()

@@ -15,6 +15,9 @@ import orjson
 
 APPS = Path(__file__).resolve().parents[1] / "mcp" / "adapters" / "apps"
 BOUND = 30.0  # seconds: reached only when an answer the test waits for never comes
+# texts a tool returns as they are, spliced into a laid-out answer: each must be the app's own answer
+TEXTS = ["plain", "", "ünïcödé ✓ 🦀 中文", 'quote " backslash \\ slash / newline \n tab \t', "\x00\x01\x1f control",
+         "\x00ferrule\x01text\x02probe\x03", "text", "type", "result", "x" * 5000]
 
 
 def sdk_command(app: str) -> list[str]:

@@ -182,7 +182,7 @@ class LspClient:
         child_in, our_in = os.pipe()
         our_out, child_out = os.pipe()
         our_err, child_err = os.pipe()
-        widen_pipe(our_in)  # a whole file's text, or a completion list, passes in one piece
+        widen_pipe(our_in)  # a whole file's text, or a large answer, is handed over at once
         widen_pipe(our_out)
         ours = [our_in, our_out, our_err]
         try:

@@ -129,7 +129,7 @@ class StdioTransport(Transport):
         except BaseException:
             self._claim.release()
             raise
-        widen_pipe(self._in)  # large arguments (a file's text) arrive in one read
+        widen_pipe(self._in)  # large arguments (a file's text) are handed over at once
         self._devnull: Any = stdin_from_devnull()
         self._devnull.__enter__()
         self._queue: list[Any] = []

@@ -274,6 +274,9 @@ class Documents:
                 del self.held[rel]
                 self.close_document(client, held.file)
 
+    def is_shown(self, rel: str) -> bool:
+        return rel in self._showing
+
     def show_began(self, rel: str) -> None:
         self._showing[rel] = self._showing.get(rel, 0) + 1
 
@@ -357,7 +360,10 @@ class Shown:
         self._overlaid = file.rel in documents.overlays
         self._disk: tuple[DiskKey, str] | None | _Unread = _UNREAD
         self._from_disk = False  # the disk text shown, for an op without content on a file not held
-        if content is None and not self._overlaid and documents.holding and file.rel not in documents.held:
+        # (a show under way is another read's show of that same text: the ops that show other text
+        # change the file, and the scheduler runs none of them beside a read of it)
+        if (content is None and not self._overlaid and documents.holding and file.rel not in documents.held
+                and not documents.is_shown(file.rel)):
             disk = documents.disk_state(file)  # the text the op reads is the text the analyzer sees
             if disk is not None:
                 content, self._disk, self._from_disk = disk[1], disk, True

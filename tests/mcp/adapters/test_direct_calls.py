@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from testkit.dropin import (
+    TEXTS,
     Peer,
     call,
     calls_seen_by_the_apps_middleware,
@@ -21,9 +22,7 @@ from testkit.dropin import (
     transcript,
 )
 
-# texts a tool returns as they are, spliced into a laid-out answer: each must be the app's own answer
-TEXTS = ["plain", "", "ünïcödé ✓ 🦀 中文", 'quote " backslash \\ slash / newline \n tab \t', "\x00\x01\x1f control",
-         "\x00ferrule\x01text\x02probe\x03", "text", "type", "result", "x" * 5000]
+TEXT_TOOLS = ("text", "text_any", "text_short", "text_upper", "text_or_none")  # tools that return the text they are given, under differing annotations
 APP = "sync_tools_app"
 CALLS = [
     ("shout", {"text": "hi"}),
@@ -60,7 +59,7 @@ def session(peer: Peer, revision: str) -> dict[str, Any]:
     peer.ask(req(50, "tools/call", {"name": "point", "arguments": {"x": 5}, "_meta": {"progressToken": 7}}))
     peer.ask(req(51, "tools/call", {"name": "point", "arguments": ["x"]}))  # malformed params: the kernel's answer
     peer.ask(req(52, "tools/call", {"name": "no_such_tool", "arguments": {}}))
-    for msg_id, (name, value) in enumerate([(name, value) for name in ['text', 'text_any', 'text_short', 'text_upper', 'text_or_none'] for value in TEXTS], 100):
+    for msg_id, (name, value) in enumerate(((name, value) for name in TEXT_TOOLS for value in TEXTS), 100):
         peer.ask(call(msg_id, name, {"value": value}))
     return transcript(peer)
 

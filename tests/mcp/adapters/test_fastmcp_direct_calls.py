@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from testkit.dropin import (
+    TEXTS,
     Peer,
     call,
     calls_seen_by_the_apps_middleware,
@@ -25,9 +26,7 @@ from testkit.dropin import (
 
 pytest.importorskip("fastmcp", reason="fastmcp is not installed (ferrule[sdk])")
 
-# texts a tool returns as they are, spliced into a laid-out answer: each must be the app's own answer
-TEXTS = ["plain", "", "ünïcödé ✓ 🦀 中文", 'quote " backslash \\ slash / newline \n tab \t', "\x00\x01\x1f control",
-         "\x00ferrule\x01text\x02probe\x03", "text", "type", "result", "x" * 5000]
+TEXT_TOOLS = ("text", "text_untyped", "text_any", "text_upper", "text_unstructured")  # tools that return the text they are given, under differing annotations
 APP = "fastmcp_sync_app"
 CALLS = [
     ("shout", {"text": "hi"}),
@@ -78,7 +77,7 @@ def session(peer: Peer, revision: str) -> dict[str, Any]:
     peer.ask(call(64, "shout", {"text": "hidden"}))
     peer.ask(call(65, "hide_everywhere", {"name": "pair"}))
     peer.ask(call(66, "pair", {"left": "l", "right": "r"}))
-    for msg_id, (name, value) in enumerate([(name, value) for name in ['text', 'text_untyped', 'text_any', 'text_upper', 'text_unstructured'] for value in TEXTS], 100):
+    for msg_id, (name, value) in enumerate(((name, value) for name in TEXT_TOOLS for value in TEXTS), 100):
         peer.ask(call(msg_id, name, {"value": value}))
     return transcript(peer)
 

@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from ferrule.mcp.adapters.workers import ToolThreads
+from testkit.waiting import wait_for
 
 WAIT = 10  # a bound for a wait on an event, never a pacing
 
@@ -78,6 +79,31 @@ def test_every_answer_is_written_once_when_many_finish_together():
         threads.submit(lambda n=n: b"%d" % n)
     threads.shutdown()
     assert sorted(written.lines()) == sorted(b"%d" % n for n in range(2000)) and not logged
+
+
+def test_answers_that_finish_while_a_write_is_under_way_leave_in_one_write():
+    logged: list[BaseException] = []
+    writing, release = threading.Event(), threading.Event()
+    batches: list[list[bytes]] = []
+
+    def write(lines: list[bytes]) -> None:
+        batches.append(list(lines))
+        if len(batches) == 1:  # the first write stalls (a slow reader) while the others finish
+            writing.set()
+            assert release.wait(WAIT)
+
+    threads = ToolThreads(8, write, logged.append)
+    threads.submit(lambda: b"first")
+    assert writing.wait(WAIT)
+    for n in range(5):
+        threads.submit(lambda n=n: b"%d" % n)
+    wait_for(lambda: len(threads._outbox) == 5, WAIT, "the five answers waiting behind the stalled write")
+    release.set()
+    threads.shutdown()
+    assert batches[0] == [b"first"]
+    assert sorted(line for batch in batches[1:] for line in batch) == [b"0", b"1", b"2", b"3", b"4"]
+    assert batches[1:] == [batches[1]], batches  # what waited went out in one write
+    assert not logged
 
 
 def test_a_failing_job_is_logged_and_the_pool_goes_on():

@@ -25,8 +25,8 @@ the revision lacks, such as `structuredContent` before 2025-06-18, or `resultTyp
 each content block's type and keys) at a revision was to drop and order keys, so that replaying that
 gave the same bytes, later results of that shape are laid out the same way without it; a shape it
 changed otherwise or refused always goes through it. What is decided once per tool and revision,
-for a tool whose output is a plain `str`: where a text goes in the wire result (`TextCuts`), so a
-text it returns is spliced in, already encoded, with no conversion at all.
+for a tool without an output schema or whose output is a plain `str`: where a text goes in the wire
+result (`TextCuts`), so a text it returns is spliced in, already encoded, with no conversion at all.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from mcp.server.runner import ServerRunner, _extract_meta
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from opentelemetry import trace
-from orjson import dumps
+from orjson import JSONEncodeError, dumps
 from pydantic import BaseModel, ValidationError
 
 __all__ = ["DirectTools", "ResultSieve", "TextCuts", "ToolPlan"]
@@ -94,7 +94,7 @@ class ToolPlan:
         self.output_model = metadata.output_model if metadata.output_schema is not None else None
         self.adapter = None if self.output_model is None else metadata._output_adapter(self.output_model)
         self.wrap = metadata.wrap_output
-        # a str result is the text itself when it is the whole output or wrapped as a plain `str`
+        # a str result is the text itself with no output schema, or wrapped as a plain `str`
         plain_text = self.output_model is None or (self.wrap and _plain_str(self.output_model))
         self.texts = TextCuts() if plain_text else None
 
@@ -323,31 +323,23 @@ class TextCuts:
             cut = self._cuts[revision]
         else:
             cut = self._cuts[revision] = self._cut(convert)
-        if cut is None or not _encodable(text):
+        if cut is None:
             return None
-        return dumps(text).join(cut)
+        try:
+            return dumps(text).join(cut)
+        except JSONEncodeError:  # a lone surrogate, which UTF-8 cannot carry: the full way
+            return None
 
     def _cut(self, convert: Callable[[str], Any]) -> list[bytes] | None:
         try:
             forms = [convert(probe) for probe in self.PROBES]
-        except Exception:
+            if None in forms:
+                return None
+            first, second = (dumps(form) for form in forms)
+        except Exception:  # a conversion, or a result orjson does not encode: never laid out
             return None
-        if None in forms:
-            return None
-        first, second = (dumps(form) for form in forms)
         cut = first.split(dumps(self.PROBES[0]))
         return cut if len(cut) > 1 and dumps(self.PROBES[1]).join(cut) == second else None
-
-
-def _encodable(text: str) -> bool:
-    """Whether UTF-8 carries the text (a lone surrogate it does not)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _plain_str(output_model: Any) -> bool:

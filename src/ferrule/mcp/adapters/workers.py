@@ -34,7 +34,9 @@ class ToolThreads:
         self._jobs: SimpleQueue[tuple[Job, tuple[Any, ...]] | None] = SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
-        self._idle = 0  # threads waiting for a job and not yet promised one
+        # threads free for the next job, so none is started for it (it may run high while jobs wait at
+        # the limit, when none would be started anyway)
+        self._idle = 0
         self._outbox: list[bytes] = []
         self._writing = False
 

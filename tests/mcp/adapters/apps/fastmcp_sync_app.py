@@ -229,6 +229,5 @@ def text_unstructured(value: str) -> str:
     return value
 
 
-
 if __name__ == "__main__":
     mcp.run(show_banner=False)

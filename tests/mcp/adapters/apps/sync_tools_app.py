@@ -132,6 +132,5 @@ def text_or_none(value: str) -> str | None:
     return value or None
 
 
-
 if __name__ == "__main__":
     mcp.run()
