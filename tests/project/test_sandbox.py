@@ -151,3 +151,19 @@ def test_timeout_names_op_and_budget():
 def test_unknown_op_lists_known_ops():
     err = BadRequest.unknown_op("frobnicate", ["init", "type"])
     assert "frobnicate" in err.message and "init, type" in err.recipe
+
+
+def test_the_check_keeps_its_look_at_a_regular_file_only(project):
+    root = ProjectRoot(project)
+    checked = root.file("src/lib.rs")
+    assert checked.seen is not None and checked.seen.st_ino == os.stat(project / "src" / "lib.rs").st_ino
+    os.symlink(project / "src" / "lib.rs", project / "alias.rs")
+    assert root.file("alias.rs").seen is None, "through a link, nobody looked at the file itself"
+    assert root.file("src/new.rs").seen is None and root.file("src").seen is None
+
+
+def test_a_refused_name_is_refused_every_time(project):
+    root = ProjectRoot(project)
+    for _ in range(2):
+        with pytest.raises(BadRequest, match="may not leave"):
+            root.file("src/../../x.rs")

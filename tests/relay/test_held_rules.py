@@ -90,3 +90,45 @@ def test_two_reads_of_a_file_at_once_open_it_once(project, monkeypatch, racy):
     assert [method for method, _ in analyzer.sent] == ["textDocument/didOpen"]  # nothing under the first
     first.__exit__(None, None, None)
     assert ("src/lib.rs" in documents.held) is not racy
+
+
+class _CountedStat:
+    def __init__(self, monkeypatch) -> None:
+        self.calls = 0
+        real = documents_module.os.stat
+
+        def stat(path, *args, **kwargs):
+            self.calls += 1
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(documents_module.os, "stat", stat)
+
+
+def test_an_op_on_a_held_file_takes_the_sandboxs_look_instead_of_looking_again(project, monkeypatch):
+    monkeypatch.setattr(documents_module, "RACY_NS", 0)
+    root, lib = project
+    documents, analyzer = Documents(root), Analyzer()
+    documents.show_disk(analyzer, lib)
+    assert "src/lib.rs" in documents.held
+    stat = _CountedStat(monkeypatch)
+    checked = root.file("src/lib.rs")  # the op's own file, as the envelope checks it
+    documents.before_op(analyzer, holding=True, file=checked)
+    documents.index(checked, None)
+    assert stat.calls == 0, "the held file's check and the op's first read both use the sandbox's lstat"
+    assert "src/lib.rs" in documents.held
+    documents.index(checked, None)
+    assert stat.calls == 1, "a second read of the same checked file looks at the disk again"
+
+
+def test_the_ops_own_look_sees_a_change_made_before_it(project, monkeypatch):
+    monkeypatch.setattr(documents_module, "RACY_NS", 0)
+    root, lib = project
+    documents, analyzer = Documents(root), Analyzer()
+    documents.show_disk(analyzer, lib)
+    with open(lib.real, "a", encoding="utf-8") as out:
+        out.write("pub fn g() {}\n")
+    checked = root.file("src/lib.rs")
+    documents.before_op(analyzer, holding=True, file=checked)
+    assert "src/lib.rs" not in documents.held, "the file changed on disk: closed, with the new text put back"
+    assert analyzer.sent[-2][1]["contentChanges"] == [{"text": "pub fn f() -> u8 { 1 }\npub fn g() {}\n"}]
+    assert documents.index(checked, None).line_count == 3

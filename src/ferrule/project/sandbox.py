@@ -20,21 +20,25 @@ _RECIPE = "name files relative to the project root with forward slashes, e.g. `s
 # Longer paths and names cannot exist; refusing them keeps the OS's ENAMETOOLONG out of every op.
 _PATH_MAX = 4096
 _NAME_MAX = 255
+_WALKS_CAP = 1024  # names whose walk is kept
 
 
 class ProjectFile:
     """A checked file: `rel` is its canonical root-relative name, `real` (and `path`) its real absolute path.
 
     `regular` is what the check saw: True for a regular file reached without a symlink, False for
-    nothing (or not a file) there, None when a symlink was followed (then nobody looked).
+    nothing (or not a file) there, None when a symlink was followed (then nobody looked). `seen` is
+    the regular file's `lstat` as the check made it, for the first look at the file's state by the op
+    that checked it (which then clears it), instead of another `stat`.
     """
 
-    __slots__ = ("rel", "real", "regular")
+    __slots__ = ("rel", "real", "regular", "seen")
 
-    def __init__(self, rel: str, real: str, regular: bool | None = None) -> None:
+    def __init__(self, rel: str, real: str, regular: bool | None = None, seen: os.stat_result | None = None) -> None:
         self.rel = rel
         self.real = real
         self.regular = regular
+        self.seen = seen
 
     @property
     def path(self) -> Path:
@@ -56,24 +60,37 @@ class ProjectRoot:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.path = Path(os.path.realpath(os.fspath(root)))
         self._prefix = str(self.path).rstrip(os.sep) + os.sep
+        self._walks: dict[str, _Walk] = {}
 
     def file(self, rel: object) -> ProjectFile:
         """Check `rel` on disk, now, and return the file it names; raise BadRequest when it is unsafe."""
-        parts = _relative_parts(rel)
+        # What the name alone decides (its form, its components' absolute paths) is worked out once
+        # per name; the disk is looked at every time.
+        walk = self._walks.get(rel) if isinstance(rel, str) else None
+        if walk is None:
+            walk = self._walk_of(rel)
         # The root is canonical already: only the components below it can be symlinks, so lstat
         # those (cheap) and hand the whole path to realpath only when one of them is a link.
-        current = self._prefix
-        mode = 0
-        for depth, part in enumerate(parts):
-            candidate = current + part
+        seen = None
+        for depth, candidate in enumerate(walk.steps):
             try:
-                mode = os.lstat(candidate).st_mode
+                seen = os.lstat(candidate)
             except OSError:  # absent from here on: nothing below can be a link
-                return self._checked(rel, self._prefix + os.sep.join(parts), False)
-            if stat.S_ISLNK(mode):
-                return self._checked(rel, os.path.realpath(os.path.join(candidate, *parts[depth + 1:])), None)
-            current = candidate + os.sep
-        return self._checked(rel, self._prefix + os.sep.join(parts), stat.S_ISREG(mode))
+                return self._checked(rel, walk.real, False)
+            if stat.S_ISLNK(seen.st_mode):
+                return self._checked(rel, os.path.realpath(os.path.join(candidate, *walk.parts[depth + 1:])), None)
+        assert seen is not None  # a name has at least one component
+        regular = stat.S_ISREG(seen.st_mode)
+        return ProjectFile(walk.rel, walk.real, regular, seen if regular else None)
+
+    def _walk_of(self, rel: object) -> _Walk:
+        parts = _relative_parts(rel)
+        steps = [self._prefix + os.sep.join(parts[:depth + 1]) for depth in range(len(parts))]
+        walk = _Walk(parts, steps, "/".join(parts))
+        if len(self._walks) >= _WALKS_CAP:
+            self._walks.clear()
+        self._walks[rel] = walk  # type: ignore[index]  # _relative_parts refused anything but a str
+        return walk
 
     def _checked(self, rel: object, real: str, regular: bool | None) -> ProjectFile:
         if not real.startswith(self._prefix):
@@ -92,6 +109,15 @@ class ProjectRoot:
         if not self.contains(text) or text == str(self.path):
             return None
         return os.path.relpath(text, self.path).replace(os.sep, "/")
+
+
+class _Walk:
+    """A checked name: its components, the absolute path of each in turn, its canonical form."""
+
+    __slots__ = ("parts", "steps", "rel", "real")
+
+    def __init__(self, parts: list[str], steps: list[str], rel: str) -> None:
+        self.parts, self.steps, self.rel, self.real = parts, steps, rel, steps[-1]
 
 
 def _relative_parts(rel: object) -> list[str]:

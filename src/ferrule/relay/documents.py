@@ -211,11 +211,15 @@ class Documents:
     def _disk_entry(self, file: ProjectFile) -> tuple[DiskKey, LineIndex]:
         """The disk text's key and line index, built again only when the file changed (its key):
         checking a position must not read and index the whole file on every op."""
-        try:
-            seen = os.stat(file.real)
-        except OSError:
-            text = self.disk_text(file)  # raises the clear error, unless the file appeared meanwhile
-            return (0, 0, -1, 0), LineIndex(text)  # a key no file has: matched by nothing, never kept
+        # The sandbox's look as the op began (when it found a regular file) serves the op's first
+        # read; any later read of the same checked file looks again.
+        seen, file.seen = file.seen, None
+        if seen is None:
+            try:
+                seen = os.stat(file.real)
+            except OSError:
+                text = self.disk_text(file)  # raises the clear error, unless the file appeared meanwhile
+                return (0, 0, -1, 0), LineIndex(text)  # a key no file has: matched by nothing, never kept
         key = key_of(seen)
         known = self._disk_indexes.get(file.rel)
         if known is not None and known[0] == key:
@@ -266,13 +270,21 @@ class Documents:
         self.overlays.clear()
         self.held.clear()
 
-    def before_op(self, client: LspClient, holding: bool) -> None:
-        """Held files whose disk changed get the new text and are closed (not one being shown now)."""
+    def before_op(self, client: LspClient, holding: bool, file: ProjectFile | None = None) -> None:
+        """Held files whose disk changed get the new text and are closed (not one being shown now).
+        `file`, the op's own as the sandbox checked it just now, is not looked at again."""
         self.holding = holding
-        for rel, held in list(self.held.items()):
-            if rel not in self._showing and (not holding or disk_key(held.file.real) != held.key):
-                del self.held[rel]
-                self.close_document(client, held.file)
+        changed = []
+        for rel, held in self.held.items():
+            if rel in self._showing:
+                continue
+            if holding:
+                seen = file.seen if file is not None and file.rel == rel else None
+                if (disk_key(held.file.real) if seen is None else key_of(seen)) == held.key:
+                    continue
+            changed.append(rel)
+        for rel in changed:
+            self.close_document(client, self.held.pop(rel).file)
 
     def is_shown(self, rel: str) -> bool:
         return rel in self._showing

@@ -60,7 +60,10 @@ def analyzer_warnings(status: Mapping[str, Any], diagnostics: Iterable[Mapping[s
     proc-macro server among `diagnostics`; a server failing for a project with none changes nothing).
     The macro error alone is enough: an older analyzer may start a server of a newer toolchain without
     a word in its status, and only learn at the first expansion that it does not answer."""
-    warnings = [warning for warning in (std_unloaded(status),) if warning is not None]
+    unloaded = std_unloaded(status)
+    warnings = [] if unloaded is None else [unloaded]
+    if not diagnostics:
+        return warnings
     failed = next((message for message in (str(d.get("message")) for d in diagnostics
                                            if d.get("code") == "macro-error")
                    if _PROC_MACRO_TROUBLE.search(message)), None)

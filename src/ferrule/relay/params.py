@@ -95,7 +95,11 @@ _POSITION_BOUNDS = (("line", 1, UINTEGER_MAX + 1, "1-based"), ("character", 0, U
 
 def _position(value: object) -> str | None:
     """Complaints are whole phrases (`position.line` ...), so the caller does not prefix them."""
-    if not isinstance(value, dict):
+    if type(value) is dict:  # the usual case, in a few steps: a position is checked on most ops
+        line, character = value.get("line"), value.get("character")
+        if type(line) is int and type(character) is int and 1 <= line <= UINTEGER_MAX + 1 and 0 <= character <= UINTEGER_MAX:
+            return None
+    elif not isinstance(value, dict):
         return f"`position` must be an object {{line, character}}, got {type_name(value)}"
     problems = []
     for key, low, high, meaning in _POSITION_BOUNDS:
@@ -319,6 +323,7 @@ class ApplyFixParams(FileParams):
 
 
 P = TypeVar("P", bound=OpParams)
+_ABSENT = object()
 
 _FIELDS: dict[type[OpParams], tuple[tuple[str, Param], ...]] = {}
 
@@ -343,11 +348,11 @@ def parse_params(op: str, cls: type[P], params: object, root: ProjectRoot | None
     checked: dict[str, Any] = {}
     problems: list[str] = []
     for name, spec in fields_of(cls):
-        if name not in params:
+        value = params.get(name, _ABSENT)
+        if value is _ABSENT:
             if spec.required:
                 problems.append(f"missing `{name}`")
             continue
-        value = params[name]
         if value is None and not spec.required and not spec.keeps_null:
             continue
         complaint = spec.check(value)

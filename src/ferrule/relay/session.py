@@ -73,7 +73,8 @@ class Session:
                     if isinstance(params, FileParams):  # a start takes seconds: check the path again at use
                         params = dataclasses.replace(params, checked=None)
                 budget.began_busy = client.busy
-                self.documents.before_op(client, analyzer.pull_diagnostics)
+                self.documents.before_op(client, analyzer.pull_diagnostics,
+                                         params.checked if isinstance(params, FileParams) else None)
             result = await spec.handler(OpContext(budget, self.root, analyzer, self.documents, self.policy,
                                                    self.compiler, self.packages), params)
         except ServerExited as exited:
