@@ -1,7 +1,9 @@
 """The server loop (docs/MCP.md §2): `(name, version, ToolSet)` over a Transport.
 
-The read loop is one plain thread: read whatever the channel holds (many pipelined lines at once),
-handle every complete line in order, and write the answers of one read in one write. Every line
+The read loop is one plain thread at a time (turns.py): read whatever the channel holds (many
+pipelined lines at once), handle every complete line in order, and write the answers of one read in
+one write. A handler may run a blocking job where its line was read (`run_beside`), handing the
+reading on meanwhile (the drop-in's fastmcp tools). Every line
 takes one route: `_decode` (bytes to a message, or the ProtocolError to answer), `classify` (the one
 test of a well-formed request, wire.py), `_route` (the era and the method), the method's handler. A
 `tools/call` resolves its tool through `_plan`, a cache of the decisions the route takes for a tool
@@ -66,6 +68,7 @@ from .output import ToolOutput, as_output
 from .progress import ProgressReporter, activate
 from .tools import Entry, ToolSet
 from .transport import DEFAULT_MAX_LINE, LineChannel, LineTransport, StdioTransport, Transport
+from .turns import ReadTurns
 from .wire import (
     NOTIFICATION,
     REQUEST,
@@ -111,6 +114,8 @@ class Server:
     #: Over stdio, hold one capture session for the run (sync tool calls read their windows of it).
     #: A subclass whose work runs beside the read loop turns it off: its stderr then reaches the log live.
     session_capture = True
+    #: How many jobs may run beside the reading at once (`run_beside`).
+    beside_limit = 40
 
     def __init__(
         self,
@@ -136,6 +141,9 @@ class Server:
         self._lists: tuple[int, bytes, bytes] | None = None
         self._discover = self._discover_result()
         self._pending: list[bytes] = []
+        self._last_of_read = True  # the line being handled is the last of its read
+        self._read_batch: Callable[[], list[Any] | None] = _no_channel
+        self.turns = ReadTurns(self._serve_one, self.beside_limit)
         self._transport: Transport | None = None
         self._write_lock = threading.Lock()
         self._dead = False
@@ -177,7 +185,8 @@ class Server:
         self._transport = transport
         self._capture = capture_stderr
         self._stdin_guard = None if transport.stdin_is_private else stdin_from_devnull
-        read_batch = transport.read_batch
+        self._read_batch = transport.read_batch
+        self.turns = ReadTurns(self._serve_one, self.beside_limit)
         self._dead = False
         window = None
         try:
@@ -189,17 +198,7 @@ class Server:
                     window = None
             self._window = window
             self.started()
-            while not self._dead:
-                try:
-                    batch = read_batch()
-                except ChannelClosed:
-                    break
-                if batch is None:
-                    break
-                self._pending = []
-                self._serve_read(batch)
-                if self._pending:  # the read's answers in one write
-                    self._flush()
+            self.serve_turns()
         except BaseException:  # stopped from outside (a signal's exception): running calls end with it
             self.lane.cancel_all()
             raise
@@ -215,6 +214,27 @@ class Server:
                     self._transport = None
                     if own:
                         transport.close()
+
+    def _serve_one(self) -> bool:
+        """One read and its answers (in one write); False once the channel ended. Run by whichever
+        thread holds the reading turn (turns.py): `_pending` and `_last_of_read` are that thread's."""
+        try:
+            batch = self._read_batch()
+        except ChannelClosed:
+            return False
+        if batch is None:
+            return False
+        self._pending = []
+        self._serve_read(batch)
+        if self._pending:  # the read's answers in one write
+            self._flush()
+        return not self._dead
+
+    def serve_turns(self) -> None:
+        """Read and serve until the channel ends; then wait for the jobs run beside the reading (a
+        hook: a subclass may read on another thread)."""
+        self.turns.run()
+        self.turns.finish()
 
     def started(self) -> None:
         """Called once the channel is open, before the first read (a hook for subclasses)."""
@@ -238,6 +258,22 @@ class Server:
         """Send a notification now, from either thread."""
         self.write([notification_line(method, params)])
 
+    def run_beside(self, job: Callable[[], bytes | None]) -> bool:
+        """Run a blocking `job` where its line was read, with the reading handed on (turns.py), when
+        the line is the last of its read and the limit allows: the answer `job` returns is written
+        at once. False when it cannot, and then nothing ran."""
+        if not self._last_of_read or not self.turns.can_hand_on:
+            return False
+        if self._pending:  # the answers to the read's earlier lines go first: the next reader starts afresh
+            self._flush()
+        self.turns.beside(self._answer_from, job)
+        return True
+
+    def _answer_from(self, job: Callable[[], bytes | None]) -> None:
+        answer = job()  # written before the turn is taken back: a follower may hold it, waiting to read
+        if answer is not None:
+            self.write([answer])
+
     def _answer_late(self, line: bytes) -> None:
         self.write([line])
 
@@ -250,8 +286,10 @@ class Server:
         max_line = self.max_line
         if len(batch) == 1:
             msg, line = _decode(batch[0], max_line)
+            self._last_of_read = True
             self._handle(msg, line, 0, None)
             return
+        self._last_of_read = False
         items = [_decode(line, max_line) for line in batch]
         cancels: dict[Any, int] | None = None
         for index, (msg, line) in enumerate(items):
@@ -261,9 +299,11 @@ class Server:
                     if cancels is None:
                         cancels = {}
                     cancels[target] = index
+        last = len(items) - 1
         for index, (msg, line) in enumerate(items):
             if self._dead:
                 return
+            self._last_of_read = index == last
             self._handle(msg, line, index, cancels)
 
     def _handle(self, msg: Any, line: bytes, index: int, cancels: dict[Any, int] | None) -> None:
@@ -538,6 +578,10 @@ class Server:
         if threading.current_thread() is threading.main_thread() and self._pending:
             self._flush()  # answers queued ahead of this call go first
         self.notify("notifications/progress", params)
+
+
+def _no_channel() -> list[Any] | None:
+    return None
 
 
 def log_exception(exc: BaseException) -> None:

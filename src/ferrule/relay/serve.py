@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
@@ -145,7 +145,7 @@ class Relay:
 
     # -- running -----------------------------------------------------------------------------------
 
-    async def _run(self, request: Request, after: Iterable[asyncio.Task[None]], answer: bool,
+    async def _run(self, request: Request, after: list[asyncio.Task[None]], answer: bool,
                    arrived: float) -> None:
         # A caller's `timeout_ms` counts from the frame's arrival: time queued behind earlier ops on
         # the same file is part of it, and an op still queued when it runs out is answered `timeout`.
@@ -153,7 +153,7 @@ class Relay:
         loop = self.loop
         deadline = None if budget_ms is None else arrived + budget_ms / 1000
         params = request.params
-        waiting = [t for t in after if not t.done()]
+        waiting = [t for t in after if not t.done()] if after else None
         if waiting:
             # the sandbox check made at arrival is stale once the op has waited: check again at use
             if isinstance(params, FileParams):

@@ -25,8 +25,9 @@ its key (an unversioned tool cannot share its name with a versioned one, so the 
 that object). Per-session visibility rules live in the app's state store, which a plain call does
 not read; every change to them is announced with a `list_changed` notification, so the first one
 the app sends ends the route for the run (`revoke()`). A sync tool fastmcp would run on a worker
-thread runs on a worker thread of ferrule's (workers.py), which writes its answer; one marked
-`run_in_thread=False` runs on the read loop, as fastmcp runs it on its event loop.
+thread runs off the main thread (sdk.py: on the thread that read its call, else on a worker thread
+of workers.py), which writes its answer; one marked `run_in_thread=False` runs on the main thread,
+as fastmcp runs it on its event loop's.
 """
 
 from __future__ import annotations

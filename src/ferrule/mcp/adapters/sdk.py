@@ -15,8 +15,8 @@ loop does); every other request belongs to the one handshake-era connection of t
 `initialize` is handled before the next line is read (the SDK also runs it inline), and the revision
 it negotiated is recorded for the read loop's batch rule; a `tools/call` that the app's direct route
 takes (an MCPServer's tool, direct.py) is answered on the read loop for a sync tool and on the lane
-for an async one (a fastmcp app's sync tool, fastdirect.py: on a worker thread, or on the read loop
-for one fastmcp runs on its event loop); every other request and notification runs on the async
+for an async one (a fastmcp app's sync tool, fastdirect.py: off the main thread, where the reading
+then runs, or on the main thread for one fastmcp runs on its event loop); every other request and notification runs on the async
 lane, concurrently. The app's stderr is not captured: most of its work runs beside the read loop,
 so it goes to the host's log as it is written.
 
@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import Future
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -47,6 +49,7 @@ from mcp_types import INTERNAL_ERROR, REQUEST_TIMEOUT, ErrorData
 
 from ..eras import is_stateless
 from ..server import Server, log_exception
+from ..turns import MainThreadJobs
 from ..wire import encode, error_line, raw_result_line, result_line
 from .workers import ToolThreads
 
@@ -117,6 +120,7 @@ class SdkServer(Server):
     `fast` does the same for a fastmcp app (fastdirect.py)."""
 
     session_capture = False  # the app's work runs on the lane, beside the read loop: its stderr passes live
+    beside_limit = _WORKERS  # a fastmcp app's sync tools on reading threads at once, as on worker threads
 
     def __init__(
         self, app: LowLevelServer[Any], lifespans: list[Lifespan], *, label: str, direct: DirectTools | None = None,
@@ -129,6 +133,7 @@ class SdkServer(Server):
         self._fast = fast
         self._workers: ToolThreads | None = None  # a fastmcp app's sync tools, as its worker threads run them
         self._in_thread: dict[Any, bool] = {}  # request id -> cancelled, for the calls on a worker thread
+        self._main_jobs = MainThreadJobs()  # a fastmcp app's tools that run on its event loop's thread
         self._lifespans = [*lifespans, lambda: app.lifespan(app)]
         self._outbound = _Outbound(self)
         self._state: Any = None
@@ -166,6 +171,24 @@ class SdkServer(Server):
                 entered.set_exception(exc)
             else:
                 raise
+
+    def serve_turns(self) -> None:
+        if self._fast is None:
+            super().serve_turns()
+            return
+        # fastmcp runs a sync tool on a worker thread, or on its event loop's, the main one: the
+        # reading moves off the main thread, which runs the loop's tools
+        reader = threading.Thread(target=self._read_off_main, name="mcp-reader", daemon=True)
+        reader.start()
+        self._main_jobs.serve()
+        reader.join()
+        self.turns.finish()
+
+    def _read_off_main(self) -> None:
+        try:
+            self.turns.run()
+        finally:
+            self._main_jobs.stop()
 
     def stopping(self) -> None:
         try:
@@ -208,13 +231,16 @@ class SdkServer(Server):
             return error_line(msg_id, _error_data(exc, modern=False).model_dump(mode="json", exclude_none=True))
 
     def _call_fast(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes | None:
-        """A fastmcp tool's call on the direct route: on a worker thread, which writes its answer,
-        where fastmcp runs the tool on one; else here on the read loop."""
+        """A fastmcp tool's call on the direct route. Where fastmcp runs the tool on a thread of its
+        own: on the thread that read the call (never the main one, see `serve_turns`), with the
+        reading handed on, when the call ends a read; else on a worker thread; either writes its
+        answer. Where fastmcp runs it on its event loop: on the main thread, the reading waiting."""
         if not plan.threaded:
-            return self._answer_fast(msg_id, plan, params)
+            return self._main_jobs.run(partial(self._answer_fast, msg_id, plan, params))
         assert self._workers is not None
         self._in_thread[msg_id] = False
-        self._workers.submit(self._answer_threaded, msg_id, plan, params)
+        if not self.run_beside(partial(self._answer_threaded, msg_id, plan, params)):
+            self._workers.submit(self._answer_threaded, msg_id, plan, params)
         return None
 
     def _answer_threaded(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes | None:

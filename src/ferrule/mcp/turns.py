@@ -1,0 +1,159 @@
+"""Reading the channel by turns, so that a blocking job can run on the thread that read its line.
+
+One thread at a time holds the turn: it reads the channel and serves what it read, in order. A
+handler whose job blocks (a tool its app runs on a thread of its own) may run the job `beside` the
+reading: the turn is handed on for the job's duration. Nobody takes it while the job is quick, so
+the job runs where its line was read, with no hop to another thread and its wake-up; a job still
+running after `HAND_ON_S` gets a follower thread, which takes the turn and reads on, so a `ping` or a
+cancellation sent meanwhile is answered. A thread whose job ended takes the turn again when the
+holder lets it go.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from queue import SimpleQueue
+from typing import Any, TypeVar
+
+__all__ = ["HAND_ON_S", "MainThreadJobs", "ReadTurns"]
+
+HAND_ON_S = 0.002  # how long the reading may wait behind a job before a follower takes it on
+_IDLE_S = 1.0  # a watch that saw no job beside the reading for this long sleeps until the next one
+
+T = TypeVar("T")
+
+
+class ReadTurns:
+    """Turns at `serve_one` (one read and its serving; False when the channel ended). `limit` bounds
+    the jobs beside the reading at once: a caller checks `can_hand_on` first."""
+
+    def __init__(self, serve_one: Callable[[], bool], limit: int) -> None:
+        self._serve_one = serve_one
+        self._limit = limit
+        self._turn = threading.Lock()
+        self._holding = threading.local()  # whether this thread holds the turn
+        self._ended = False
+        self._beside = 0  # jobs running with the turn handed on
+        self._handed_at = 0.0  # when the turn was last handed on
+        self._followers: list[threading.Thread] = []
+        self._following = False  # a follower was started and has not taken the turn yet
+        self._watch: threading.Thread | None = None
+        self._watch_idle = False
+        self._wake = threading.Event()
+        self._done = threading.Condition()
+
+    @property
+    def can_hand_on(self) -> bool:
+        return self._beside < self._limit
+
+    def run(self) -> None:
+        """Take turns until the channel ends (on the thread that serves it, and on each follower)."""
+        holding = self._holding
+        try:
+            while True:
+                self._turn.acquire()
+                holding.on = True
+                self._following = False
+                try:
+                    if self._ended or not self._serve_one():
+                        self._ended = True
+                        return
+                finally:
+                    if holding.on:
+                        holding.on = False
+                        self._turn.release()
+        except BaseException:
+            self._ended = True  # stopped from outside: no follower reads on
+            raise
+
+    def beside(self, job: Callable[..., T], *args: Any) -> T:
+        """`job(*args)` with the turn handed on, by the thread holding it; the turn is taken back after."""
+        holding = self._holding
+        holding.on = False
+        self._beside += 1
+        self._handed_at = time.monotonic()
+        self._turn.release()
+        if self._watch is None:
+            self._watch = threading.Thread(target=self._watching, name="mcp-turns", daemon=True)
+            self._watch.start()
+        elif self._watch_idle:
+            self._wake.set()
+        finished = False
+        try:
+            result = job(*args)
+            finished = True
+            return result
+        except Exception:
+            finished = True
+            raise
+        finally:
+            with self._done:
+                self._beside -= 1
+                self._done.notify_all()
+            if finished:
+                self._turn.acquire()
+                holding.on = True
+            else:
+                self._ended = True  # stopped from outside, mid-job: leave the turn to nobody
+
+    def finish(self, timeout: float | None = None) -> None:
+        """After `run` returned: wait for the jobs beside the reading and for the followers."""
+        with self._done:
+            self._done.wait_for(lambda: self._beside == 0, timeout)
+        self._wake.set()  # the watch sees the end
+        for follower in list(self._followers):
+            follower.join(timeout)
+
+    def _watching(self) -> None:
+        idle_since = time.monotonic()
+        while not self._ended:
+            if self._watch_idle:
+                if not self._beside:  # beside() counts its job before it looks whether to wake us
+                    self._wake.wait()
+                    self._wake.clear()
+                self._watch_idle = False
+                idle_since = time.monotonic()
+            time.sleep(HAND_ON_S)
+            now = time.monotonic()
+            if self._beside:
+                idle_since = now
+                if (not self._following and not self._turn.locked() and now - self._handed_at >= HAND_ON_S
+                        and len(self._followers) < self._limit):
+                    self._following = True
+                    follower = threading.Thread(target=self.run, name=f"mcp-reader-{len(self._followers)}",
+                                                daemon=True)
+                    self._followers.append(follower)
+                    follower.start()
+            elif now - idle_since >= _IDLE_S:
+                self._watch_idle = True
+
+
+class MainThreadJobs:
+    """Jobs that must run on the main thread, while the reading runs on others: `serve()` runs them
+    there until `stop()`; `run(job)` from another thread waits for the job's value."""
+
+    def __init__(self) -> None:
+        self._jobs: SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = SimpleQueue()
+
+    def run(self, job: Callable[[], T]) -> T:
+        if threading.current_thread() is threading.main_thread():
+            return job()
+        done: Future[T] = Future()
+        self._jobs.put((job, done))
+        return done.result()
+
+    def serve(self) -> None:
+        while (item := self._jobs.get()) is not None:
+            job, done = item
+            try:
+                done.set_result(job())
+            except BaseException as exc:
+                done.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+
+    def stop(self) -> None:
+        self._jobs.put(None)

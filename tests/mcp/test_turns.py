@@ -1,0 +1,154 @@
+"""Reading by turns: a job run beside the reading stays on the thread that read it while it is quick,
+and a follower reads on while it blocks; the main thread's jobs run there."""
+
+from __future__ import annotations
+
+import threading
+from queue import SimpleQueue
+
+import pytest
+
+from ferrule.mcp.turns import MainThreadJobs, ReadTurns
+
+BOUND = 30.0
+
+
+class Channel:
+    """Reads handed in by the test, one at a time; None ends the channel. Each read is served by
+    `serve(item)` on whichever thread holds the turn."""
+
+    def __init__(self, serve) -> None:
+        self.reads: SimpleQueue = SimpleQueue()
+        self.serve = serve
+        self.readers: list[str] = []
+
+    def serve_one(self) -> bool:
+        item = self.reads.get(timeout=BOUND)
+        if item is None:
+            return False
+        self.readers.append(threading.current_thread().name)
+        self.serve(item)
+        return True
+
+
+def test_a_job_runs_on_the_thread_that_read_its_line():
+    pairs: list[tuple[str, str]] = []
+    turns: ReadTurns
+
+    def serve(item):
+        reader = threading.current_thread().name
+        pairs.append((reader, turns.beside(lambda: threading.current_thread().name)))
+
+    channel = Channel(serve)
+    turns = ReadTurns(channel.serve_one, limit=4)
+    for item in range(50):
+        channel.reads.put(item)
+    channel.reads.put(None)
+    turns.run()
+    turns.finish(BOUND)
+    assert len(pairs) == 50 and all(reader == ran for reader, ran in pairs), "no hop to another thread"
+
+
+def test_a_blocked_job_gets_a_follower_that_reads_on_and_the_job_ends_in_its_turn():
+    released, served_meanwhile = threading.Event(), threading.Event()
+    order: list[str] = []
+    turns: ReadTurns
+
+    def serve(item):
+        if item == "block":
+            turns.beside(released.wait, BOUND)
+            order.append("blocked job ended")
+        else:
+            order.append(item)
+            if item == "ping":
+                served_meanwhile.set()
+
+    channel = Channel(serve)
+    turns = ReadTurns(channel.serve_one, limit=4)
+    runner = threading.Thread(target=turns.run)
+    runner.start()
+    channel.reads.put("block")
+    channel.reads.put("ping")  # read by a follower while the job blocks
+    assert served_meanwhile.wait(BOUND)
+    released.set()
+    channel.reads.put("after")
+    channel.reads.put(None)
+    runner.join(BOUND)
+    turns.finish(BOUND)
+    assert not runner.is_alive()
+    assert order[0] == "ping" and sorted(order) == ["after", "blocked job ended", "ping"]
+    assert channel.readers[1].startswith("mcp-reader"), "the ping was read by a follower"
+
+
+def test_the_channel_ending_during_a_job_waits_for_the_job():
+    released, started = threading.Event(), threading.Event()
+    notes: list[str] = []
+    turns: ReadTurns
+
+    def job():
+        started.set()
+        released.wait(BOUND)
+        notes.append("job ended")
+
+    def run():
+        turns.run()
+        notes.append("run returned")
+
+    channel = Channel(lambda item: turns.beside(job))
+    turns = ReadTurns(channel.serve_one, limit=4)
+    channel.reads.put("block")
+    channel.reads.put(None)  # read on by a follower while the job blocks
+    runner = threading.Thread(target=run)
+    runner.start()
+    assert started.wait(BOUND)
+    released.set()
+    runner.join(BOUND)
+    turns.finish(BOUND)
+    assert notes == ["job ended", "run returned"], "the turn's first holder returns only after its job"
+
+
+def test_the_limit_says_when_no_more_jobs_may_run_beside():
+    inside, released = threading.Barrier(3), threading.Event()
+    turns: ReadTurns
+    refused: list[bool] = []
+
+    def serve(item):
+        if turns.can_hand_on:
+            turns.beside(lambda: (inside.wait(BOUND), released.wait(BOUND)))
+        else:
+            refused.append(True)
+            released.set()
+
+    channel = Channel(serve)
+    turns = ReadTurns(channel.serve_one, limit=2)
+    runner = threading.Thread(target=turns.run)
+    runner.start()
+    for item in range(2):
+        channel.reads.put(item)
+    inside.wait(BOUND)  # both jobs run beside the reading, each on its own thread
+    channel.reads.put(2)
+    assert released.wait(BOUND) and refused == [True]
+    channel.reads.put(None)
+    runner.join(BOUND)
+    turns.finish(BOUND)
+
+
+def test_main_thread_jobs_run_on_the_main_thread_and_raise_to_their_caller():
+    jobs = MainThreadJobs()
+    seen: list[object] = []
+
+    def elsewhere():
+        try:
+            seen.append(jobs.run(lambda: threading.current_thread() is threading.main_thread()))
+            with pytest.raises(ZeroDivisionError):
+                jobs.run(lambda: 1 / 0)
+            seen.append("raised")
+        finally:
+            jobs.stop()
+
+    other = threading.Thread(target=elsewhere)
+    other.start()
+    jobs.serve()
+    other.join(BOUND)
+    assert seen == [True, "raised"]
+    assert jobs.run(lambda: "here") == "here", "on the main thread itself: run at once"
