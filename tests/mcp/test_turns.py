@@ -21,32 +21,18 @@ class Channel:
         self.reads: SimpleQueue = SimpleQueue()
         self.serve = serve
         self.readers: list[str] = []
+        self.ended = threading.Event()
+        self.end_reader = ""
 
     def serve_one(self) -> bool:
         item = self.reads.get(timeout=BOUND)
         if item is None:
+            self.end_reader = threading.current_thread().name
+            self.ended.set()
             return False
         self.readers.append(threading.current_thread().name)
         self.serve(item)
         return True
-
-
-def test_a_job_runs_on_the_thread_that_read_its_line():
-    pairs: list[tuple[str, str]] = []
-    turns: ReadTurns
-
-    def serve(item):
-        reader = threading.current_thread().name
-        pairs.append((reader, turns.beside(lambda: threading.current_thread().name)))
-
-    channel = Channel(serve)
-    turns = ReadTurns(channel.serve_one, limit=4)
-    for item in range(50):
-        channel.reads.put(item)
-    channel.reads.put(None)
-    turns.run()
-    turns.finish(BOUND)
-    assert len(pairs) == 50 and all(reader == ran for reader, ran in pairs), "no hop to another thread"
 
 
 def test_a_blocked_job_gets_a_follower_that_reads_on_and_the_job_ends_in_its_turn():
@@ -80,7 +66,7 @@ def test_a_blocked_job_gets_a_follower_that_reads_on_and_the_job_ends_in_its_tur
     assert channel.readers[1].startswith("mcp-reader"), "the ping was read by a follower"
 
 
-def test_the_channel_ending_during_a_job_waits_for_the_job():
+def test_the_end_read_by_a_follower_during_a_job_waits_for_the_job():
     released, started = threading.Event(), threading.Event()
     notes: list[str] = []
     turns: ReadTurns
@@ -96,15 +82,49 @@ def test_the_channel_ending_during_a_job_waits_for_the_job():
 
     channel = Channel(lambda item: turns.beside(job))
     turns = ReadTurns(channel.serve_one, limit=4)
-    channel.reads.put("block")
-    channel.reads.put(None)  # read on by a follower while the job blocks
-    runner = threading.Thread(target=run)
+    runner = threading.Thread(target=run, name="first")
     runner.start()
+    channel.reads.put("block")
     assert started.wait(BOUND)
+    channel.reads.put(None)
+    assert channel.ended.wait(BOUND)  # the end, read while the job blocks: by a follower
     released.set()
     runner.join(BOUND)
     turns.finish(BOUND)
-    assert notes == ["job ended", "run returned"], "the turn's first holder returns only after its job"
+    assert channel.end_reader.startswith("mcp-reader")
+    assert notes == ["job ended", "run returned"]
+    assert not [t for t in threading.enumerate() if t.name.startswith(("mcp-reader", "mcp-turns"))], \
+        "the follower and the watch are gone once finished"
+
+
+def test_a_stop_waits_for_the_job_beside_and_ends_the_turns():
+    released, started = threading.Event(), threading.Event()
+    notes: list[str] = []
+    turns: ReadTurns
+
+    def job():
+        started.set()
+        released.wait(BOUND)
+        notes.append("job ended")
+
+    def stop():
+        turns.stop(BOUND)
+        notes.append("stop returned")
+
+    channel = Channel(lambda item: turns.beside(job))
+    turns = ReadTurns(channel.serve_one, limit=4)
+    runner = threading.Thread(target=turns.run, daemon=True)
+    runner.start()
+    channel.reads.put("block")
+    assert started.wait(BOUND)
+    stopper = threading.Thread(target=stop)
+    stopper.start()
+    released.set()
+    stopper.join(BOUND)
+    assert notes == ["job ended", "stop returned"] and turns.ended
+    channel.reads.put(None)  # a follower blocked in a read meanwhile, if one started, lets the turn go
+    runner.join(BOUND)
+    assert not runner.is_alive(), "the job's thread takes no further turn"
 
 
 def test_the_limit_says_when_no_more_jobs_may_run_beside():

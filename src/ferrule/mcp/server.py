@@ -200,6 +200,7 @@ class Server:
             self.started()
             self.serve_turns()
         except BaseException:  # stopped from outside (a signal's exception): running calls end with it
+            self.turns.stop()  # but the jobs beside the reading are threads: they end and answer
             self.lane.cancel_all()
             raise
         finally:
@@ -222,7 +223,7 @@ class Server:
             batch = self._read_batch()
         except ChannelClosed:
             return False
-        if batch is None:
+        if batch is None or self.turns.ended:  # a read that ends after a stop is not served
             return False
         self._pending = []
         self._serve_read(batch)
@@ -270,8 +271,14 @@ class Server:
         return True
 
     def _answer_from(self, job: Callable[[], bytes | None]) -> None:
-        answer = job()  # written before the turn is taken back: a follower may hold it, waiting to read
-        if answer is not None:
+        try:
+            answer = job()
+        except BaseException as exc:  # a tool's sys.exit() on a reading thread ends its call, not the server
+            if threading.current_thread() is threading.main_thread():
+                raise
+            log_exception(exc)
+            return
+        if answer is not None:  # written before the turn is taken back: a follower may hold it, waiting to read
             self.write([answer])
 
     def _answer_late(self, line: bytes) -> None:
@@ -368,6 +375,7 @@ class Server:
             batch = decode_exact(line)  # an integer id beyond 64 bits: read them all exactly
         if self._pending:
             self._flush()  # answers to earlier lines need not wait for the whole batch
+        self._last_of_read = False  # a member's job goes to a worker: the array is not held behind a handover
         answers: list[bytes] = []
         for member in batch:
             if self._dead:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from queue import SimpleQueue
+from queue import Empty, SimpleQueue
 from typing import Any, TypeVar
 
 __all__ = ["HAND_ON_S", "MainThreadJobs", "ReadTurns"]
@@ -49,6 +49,10 @@ class ReadTurns:
     def can_hand_on(self) -> bool:
         return self._beside < self._limit
 
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
     def run(self) -> None:
         """Take turns until the channel ends (on the thread that serves it, and on each follower)."""
         holding = self._holding
@@ -73,7 +77,8 @@ class ReadTurns:
         """`job(*args)` with the turn handed on, by the thread holding it; the turn is taken back after."""
         holding = self._holding
         holding.on = False
-        self._beside += 1
+        with self._done:
+            self._beside += 1
         self._handed_at = time.monotonic()
         self._turn.release()
         if self._watch is None:
@@ -100,12 +105,29 @@ class ReadTurns:
                 self._ended = True  # stopped from outside, mid-job: leave the turn to nobody
 
     def finish(self, timeout: float | None = None) -> None:
-        """After `run` returned: wait for the jobs beside the reading and for the followers."""
-        with self._done:
-            self._done.wait_for(lambda: self._beside == 0, timeout)
-        self._wake.set()  # the watch sees the end
+        """After `run` returned: wait for the jobs beside the reading, the watch and the followers."""
+        self.wait_beside(timeout)
+        self._stop_watching(timeout)
         for follower in list(self._followers):
             follower.join(timeout)
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Stopped from outside: no turn is served from now on (a read under way is dropped); the jobs
+        beside the reading end and write their answers, and the watch stops. A follower blocked in a
+        read is left there (a daemon thread)."""
+        self._ended = True
+        self.wait_beside(timeout)
+        self._stop_watching(timeout)
+
+    def wait_beside(self, timeout: float | None = None) -> None:
+        with self._done:
+            self._done.wait_for(lambda: self._beside == 0, timeout)
+
+    def _stop_watching(self, timeout: float | None) -> None:
+        self._ended = True
+        self._wake.set()  # an idle watch sees the end
+        if self._watch is not None:
+            self._watch.join(timeout)  # not left asleep into the interpreter's exit
 
     def _watching(self) -> None:
         idle_since = time.monotonic()
@@ -121,12 +143,12 @@ class ReadTurns:
             if self._beside:
                 idle_since = now
                 if (not self._following and not self._turn.locked() and now - self._handed_at >= HAND_ON_S
-                        and len(self._followers) < self._limit):
+                        and len(self._followers) < self._limit and not self._ended):
                     self._following = True
                     follower = threading.Thread(target=self.run, name=f"mcp-reader-{len(self._followers)}",
                                                 daemon=True)
-                    self._followers.append(follower)
                     follower.start()
+                    self._followers.append(follower)  # started: `finish` may join it
             elif now - idle_since >= _IDLE_S:
                 self._watch_idle = True
 
@@ -137,23 +159,39 @@ class MainThreadJobs:
 
     def __init__(self) -> None:
         self._jobs: SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = SimpleQueue()
+        self._closed = False
 
     def run(self, job: Callable[[], T]) -> T:
         if threading.current_thread() is threading.main_thread():
             return job()
         done: Future[T] = Future()
         self._jobs.put((job, done))
+        if self._closed:  # nobody serves the queue any more: the job is refused, not left waiting
+            self._refuse_waiting()
         return done.result()
 
     def serve(self) -> None:
-        while (item := self._jobs.get()) is not None:
-            job, done = item
-            try:
-                done.set_result(job())
-            except BaseException as exc:
-                done.set_exception(exc)
-                if not isinstance(exc, Exception):
-                    raise
+        try:
+            while (item := self._jobs.get()) is not None:
+                job, done = item
+                try:
+                    done.set_result(job())
+                except BaseException as exc:
+                    done.set_exception(exc)
+                    if not isinstance(exc, Exception):
+                        raise
+        finally:
+            self._closed = True
+            self._refuse_waiting()
 
     def stop(self) -> None:
         self._jobs.put(None)
+
+    def _refuse_waiting(self) -> None:
+        while True:
+            try:
+                item = self._jobs.get_nowait()
+            except Empty:
+                return
+            if item is not None:
+                item[1].set_exception(RuntimeError("the server is stopping"))

@@ -7,7 +7,9 @@ Waits are on what the server says (an answer), never on the clock."""
 
 from __future__ import annotations
 
+import signal
 import sys
+import time
 from typing import Any
 
 import orjson
@@ -123,6 +125,37 @@ def test_a_blocked_sync_tool_holds_nothing_up_and_a_cancelled_one_is_not_answere
     ours = blocked_session(Peer(ferrule_command(f"{APP}.py")))
     assert ours == theirs
     assert 2 not in ours["answers"] and ours["answers"][6]["result"]["content"][0]["text"] == "released"
+
+
+def test_a_blocked_sync_tool_in_a_batch_holds_back_none_of_the_batchs_other_members():
+    peer = Peer(ferrule_command(f"{APP}.py"))
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-03-26", "capabilities": {},
+                                   "clientInfo": {"name": "direct", "version": "0"}}))
+    peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    peer.send([req(2, "ping"), call(3, "wait_release", {}), req(4, "ping")])
+    peer.ask(req(5, "ping"))  # handled after the batch: by now its members are answered
+    members = {answer["id"] for note in peer.notifications if isinstance(note, list) for answer in note}
+    assert {2, 4} <= members | set(peer.answers) and 3 not in peer.answers
+    peer.ask(call(6, "release", {}))
+    assert peer.wait_answer(3)["result"]["content"][0]["text"] == "released"
+    status, _, _ = peer.close()
+    assert status == 0
+
+
+def test_ctrl_c_during_a_sync_tool_lets_its_answer_out_then_stops():
+    peer = Peer(ferrule_command(f"{APP}.py"))
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "direct", "version": "0"}}))
+    peer.send(call(2, "noted_nap", {}))
+    deadline = time.monotonic() + 30
+    while "napping" not in peer.stderr_so_far():  # the tool runs, on the thread that read its call
+        assert time.monotonic() < deadline, "the tool never started"
+        time.sleep(0.01)
+    peer.proc.send_signal(signal.SIGINT)
+    status, _, err = peer.close()
+    assert status == -signal.SIGINT, err
+    assert peer.answers[2]["result"]["content"][0]["text"] == "rested", "the call under way still answers"
+    assert "Fatal Python error" not in err
 
 
 def test_the_apps_stderr_reaches_the_log_while_it_runs():

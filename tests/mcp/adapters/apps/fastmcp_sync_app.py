@@ -4,6 +4,7 @@ that read the request's context, and tools that change what the session may call
 
 import sys
 import threading
+import time
 from typing import Annotated, Any
 
 from fastmcp import Context, FastMCP
@@ -168,6 +169,14 @@ def wait_release() -> str:
     """Blocks its worker thread until `release` is called."""
     released.wait()
     return "released"
+
+
+@mcp.tool
+def noted_nap() -> str:
+    """Says on stderr that it started, then sleeps a little: a call under way when a signal comes."""
+    print("napping", file=sys.stderr, flush=True)
+    time.sleep(0.3)
+    return "rested"
 
 
 @mcp.tool
