@@ -66,29 +66,41 @@ def test_a_blocked_job_gets_a_follower_that_reads_on_and_the_job_ends_in_its_tur
     assert channel.readers[1].startswith("mcp-reader"), "the ping was read by a follower"
 
 
-def test_the_end_read_by_a_follower_during_a_job_waits_for_the_job():
-    released, started = threading.Event(), threading.Event()
-    notes: list[str] = []
-    turns: ReadTurns
+class BlockingJob:
+    """A job beside the reading that blocks until released; `notes` records what ended when."""
 
-    def job():
-        started.set()
-        released.wait(BOUND)
-        notes.append("job ended")
+    def __init__(self) -> None:
+        self.started, self.released = threading.Event(), threading.Event()
+        self.notes: list[str] = []
+
+    def __call__(self) -> None:
+        self.started.set()
+        self.released.wait(BOUND)
+        self.notes.append("job ended")
+
+    def turns_serving_it(self) -> tuple[Channel, ReadTurns]:
+        """Turns whose every read runs this job beside the reading."""
+        turns = ReadTurns(lambda: channel.serve_one(), limit=4)
+        channel = Channel(lambda item: turns.beside(self))
+        return channel, turns
+
+
+def test_the_end_read_by_a_follower_during_a_job_waits_for_the_job():
+    job = BlockingJob()
+    channel, turns = job.turns_serving_it()
+    notes = job.notes
 
     def run():
         turns.run()
         notes.append("run returned")
 
-    channel = Channel(lambda item: turns.beside(job))
-    turns = ReadTurns(channel.serve_one, limit=4)
     runner = threading.Thread(target=run, name="first")
     runner.start()
     channel.reads.put("block")
-    assert started.wait(BOUND)
+    assert job.started.wait(BOUND)
     channel.reads.put(None)
     assert channel.ended.wait(BOUND)  # the end, read while the job blocks: by a follower
-    released.set()
+    job.released.set()
     runner.join(BOUND)
     turns.finish(BOUND)
     assert channel.end_reader.startswith("mcp-reader")
@@ -98,28 +110,21 @@ def test_the_end_read_by_a_follower_during_a_job_waits_for_the_job():
 
 
 def test_a_stop_waits_for_the_job_beside_and_ends_the_turns():
-    released, started = threading.Event(), threading.Event()
-    notes: list[str] = []
-    turns: ReadTurns
-
-    def job():
-        started.set()
-        released.wait(BOUND)
-        notes.append("job ended")
+    job = BlockingJob()
+    channel, turns = job.turns_serving_it()
+    notes = job.notes
 
     def stop():
         turns.stop(BOUND)
         notes.append("stop returned")
 
-    channel = Channel(lambda item: turns.beside(job))
-    turns = ReadTurns(channel.serve_one, limit=4)
     runner = threading.Thread(target=turns.run, daemon=True)
     runner.start()
     channel.reads.put("block")
-    assert started.wait(BOUND)
+    assert job.started.wait(BOUND)
     stopper = threading.Thread(target=stop)
     stopper.start()
-    released.set()
+    job.released.set()
     stopper.join(BOUND)
     assert notes == ["job ended", "stop returned"] and turns.ended
     channel.reads.put(None)  # a follower blocked in a read meanwhile, if one started, lets the turn go
