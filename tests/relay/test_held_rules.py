@@ -1,7 +1,10 @@
-"""The rules of holding a file open, without an analyzer: a show that fails leaves nothing behind, and
-a file changed a moment ago is not held."""
+"""The rules of holding a file open, without an analyzer: a show that fails leaves nothing behind, a
+held file changed on disk stays open with its new text, and a file changed a moment ago is held with
+its text compared at every op until its key settles."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -52,12 +55,25 @@ def test_a_show_that_fails_leaves_the_file_to_the_disk_check(project, monkeypatc
     assert "src/lib.rs" in documents.held
     with open(lib.real, "a", encoding="utf-8") as out:
         out.write("// edited on disk\n")
+    sent = len(analyzer.sent)
+    documents.before_op(analyzer, holding=True)
+    assert documents.held["src/lib.rs"].text.endswith("// edited on disk\n")
+    assert [method for method, _ in analyzer.sent[sent:]] == ["textDocument/didChange"]
+    assert analyzer.sent[-1][1]["contentChanges"][0]["text"] == "// edited on disk\n"
+
+
+def test_a_held_file_gone_from_disk_is_closed(project, monkeypatch):
+    monkeypatch.setattr(documents_module, "RACY_NS", 0)
+    root, lib = project
+    documents, analyzer = Documents(root), Analyzer()
+    documents.show_disk(analyzer, lib)
+    os.unlink(lib.real)
     documents.before_op(analyzer, holding=True)
     assert "src/lib.rs" not in documents.held
-    assert [method for method, _ in analyzer.sent[-2:]] == ["textDocument/didChange", "textDocument/didClose"]
+    assert analyzer.sent[-1][0] == "textDocument/didClose"
 
 
-def test_a_file_changed_a_moment_ago_is_not_held(project, monkeypatch):
+def test_a_file_changed_a_moment_ago_is_held_and_its_text_compared_at_each_op(project, monkeypatch):
     root, lib = project
     documents = Documents(root)
     analyzer = Analyzer()
@@ -65,12 +81,62 @@ def test_a_file_changed_a_moment_ago_is_not_held(project, monkeypatch):
         out.write("// now\n")
     with documents.showing(analyzer, lib, "pub fn f() -> u8 { 4 }\n") as shown:
         shown.prepare()
-    assert "src/lib.rs" not in documents.held  # closed after the show, as before files were held
-    assert analyzer.sent[-1][0] == "textDocument/didClose"
-    monkeypatch.setattr(documents_module, "RACY_NS", 0)
-    with documents.showing(analyzer, lib, "pub fn f() -> u8 { 5 }\n") as shown:
-        shown.prepare()
-    assert "src/lib.rs" in documents.held
+    held = documents.held["src/lib.rs"]
+    assert held.key is None, "a key taken a moment after a change cannot show the next change"
+    sent = len(analyzer.sent)
+    documents.before_op(analyzer, holding=True)
+    assert analyzer.sent[sent:] == [], "the text compared equal: nothing to send"
+    # a change the key could miss (same size, same tick): the text shows it
+    before = os.stat(lib.real)
+    with open(lib.real, "r+", encoding="utf-8") as out:
+        out.write("pub fn g")
+    os.utime(lib.real, ns=(before.st_atime_ns, before.st_mtime_ns))
+    documents.before_op(analyzer, holding=True)
+    assert [method for method, _ in analyzer.sent[sent:]] == ["textDocument/didChange"]
+    assert documents.held["src/lib.rs"].text.startswith("pub fn g() -> u8")
+    monkeypatch.setattr(documents_module, "RACY_NS", 0)  # the change has settled
+    documents.before_op(analyzer, holding=True)
+    assert documents.held["src/lib.rs"].key == documents_module.disk_key(lib.real)
+
+
+def _same_tick_rewrite(path: str, text: str) -> None:
+    """Rewrite the file with the same size and mtime, as a second write within one tick of a coarse
+    filesystem clock leaves them."""
+    before = os.stat(path)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+@pytest.fixture
+def coarse_clock(monkeypatch):
+    """Keys without the ctime, which a same-tick rewrite leaves unchanged on such a filesystem too."""
+    monkeypatch.setattr(documents_module, "key_of", lambda seen: (seen.st_mtime_ns, 0, seen.st_size, seen.st_ino))
+
+
+def test_a_text_read_a_moment_after_a_change_is_not_kept_under_its_key(project, coarse_clock):
+    root, lib = project
+    documents, analyzer = Documents(root), Analyzer()
+    documents.show_disk(analyzer, lib)
+    assert documents.held["src/lib.rs"].key is None
+    _same_tick_rewrite(lib.real, "pub fn g() -> u8 { 1 }\n")
+    checked = root.file("src/lib.rs")
+    documents.before_op(analyzer, holding=True, file=checked)
+    assert documents.held["src/lib.rs"].text == "pub fn g() -> u8 { 1 }\n"
+    assert documents.index(checked, None).text == "pub fn g() -> u8 { 1 }\n", \
+        "the op's positions are read from the text the analyzer holds"
+
+
+def test_a_key_is_judged_settled_when_its_text_is_read_not_when_the_op_ends(project, coarse_clock, monkeypatch):
+    root, lib = project
+    documents, analyzer = Documents(root), Analyzer()
+    with documents.showing(analyzer, lib, "pub fn f() -> u8 { 9 }\n") as shown:
+        shown.prepare()  # the disk text read a moment after its write
+        _same_tick_rewrite(lib.real, "pub fn g() -> u8 { 1 }\n")
+        monkeypatch.setattr(documents_module, "RACY_NS", 0)  # the op outlasted the racy window
+    assert documents.held["src/lib.rs"].key is None
+    documents.before_op(analyzer, holding=True)
+    assert documents.held["src/lib.rs"].text == "pub fn g() -> u8 { 1 }\n"
 
 
 @pytest.mark.parametrize("racy", [False, True], ids=["held after", "written a moment ago"])
@@ -89,7 +155,8 @@ def test_two_reads_of_a_file_at_once_open_it_once(project, monkeypatch, racy):
         assert [method for method, _ in analyzer.sent] == ["textDocument/didOpen"]
     assert [method for method, _ in analyzer.sent] == ["textDocument/didOpen"]  # nothing under the first
     first.__exit__(None, None, None)
-    assert ("src/lib.rs" in documents.held) is not racy
+    assert "src/lib.rs" in documents.held
+    assert (documents.held["src/lib.rs"].key is None) is racy
 
 
 class _CountedStat:
@@ -129,6 +196,7 @@ def test_the_ops_own_look_sees_a_change_made_before_it(project, monkeypatch):
         out.write("pub fn g() {}\n")
     checked = root.file("src/lib.rs")
     documents.before_op(analyzer, holding=True, file=checked)
-    assert "src/lib.rs" not in documents.held, "the file changed on disk: closed, with the new text put back"
-    assert analyzer.sent[-2][1]["contentChanges"] == [{"text": "pub fn f() -> u8 { 1 }\npub fn g() {}\n"}]
+    assert documents.held["src/lib.rs"].text == "pub fn f() -> u8 { 1 }\npub fn g() {}\n", "held with the new text"
+    method, params = analyzer.sent[-1]
+    assert method == "textDocument/didChange" and params["contentChanges"][0]["text"] == "pub fn g() {}\n"
     assert documents.index(checked, None).line_count == 3

@@ -7,8 +7,8 @@ the `with` block puts the file's previous state (overlay or disk) back.
 
 A file shown transiently stays open afterwards, holding its disk text (`held`, the few most recent):
 the next `content` for it is then sent as the range that differs, not as the whole file twice. Before
-every op, a held file whose disk changed is given its new text and closed, so the analyzer never
-answers from a disk text that is gone.
+every op, a held file whose disk changed is given its new text (and stays held), so the analyzer
+never answers from a disk text that is gone; a file gone from disk is closed.
 
 An op on a file without `content` or an overlay is answered from the disk text the relay reads for
 it, not from the analyzer's own copy: that one follows the disk through a file watcher, and an op
@@ -56,17 +56,29 @@ HELD_CAP = 8  # files held open with their disk text: each costs a stat before e
 
 DiskKey = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode): the text read is the disk's while it holds
 # A file changed this recently may change again within the same tick of the filesystem's clock with
-# its size kept, and its key would not show it: such a file is not held open (as git's racy check).
+# its size kept, and its key would not show it (as git's racy check): a file held open with such a
+# key has its text compared with the disk's before every op until its key settles.
 RACY_NS = 50_000_000
 
 
 class Held:
-    """A file left open after a transient show, the analyzer holding its disk text as read at `key`."""
+    """A file left open after a transient show, the analyzer holding its disk text as read at `key`;
+    `key` None: read too soon after a change for its key to show the next one, so the text is
+    compared instead.
+
+    A changed file stays open with its new text rather than being closed: rust-analyzer takes a
+    closed file's text from its loader again, which may still hold a read made while the file was
+    being written (an empty or partial text), and an op on another file would be answered for that."""
 
     __slots__ = ("file", "text", "key")
 
-    def __init__(self, file: ProjectFile, text: str, key: DiskKey) -> None:
+    def __init__(self, file: ProjectFile, text: str, key: DiskKey | None) -> None:
         self.file, self.text, self.key = file, text, key
+
+
+def settled(key: DiskKey) -> DiskKey | None:
+    """The key, when it will show the file's next change; else None."""
+    return None if racy(key) else key
 
 
 def key_of(seen: os.stat_result) -> DiskKey:
@@ -192,13 +204,14 @@ class Documents:
         self._last_span = (old, new, span)
         return span
 
-    def disk_state(self, file: ProjectFile) -> tuple[DiskKey, str] | None:
-        """(key, text) of the file on disk, read again only when the key changed; None when unreadable."""
+    def disk_state(self, file: ProjectFile) -> tuple[DiskKey | None, str] | None:
+        """(key, text) of the file on disk, read again only when the key changed; None when unreadable.
+        The key is None when the text was read too soon after a change for the key to show the next."""
         try:
             key, index = self._disk_entry(file)
         except BadRequest:
             return None
-        return key, index.text
+        return settled(key), index.text  # judged as it is read: a text kept was read settled
 
     def index_of(self, rel: str, text: str) -> LineIndex | None:
         """The line index already built for `text` as the file's overlay or disk text, else None."""
@@ -225,6 +238,8 @@ class Documents:
         if known is not None and known[0] == key:
             return known
         entry = key, LineIndex(self.disk_text(file))
+        if racy(key):  # the key may not show the next change: read again next time
+            return entry
         if len(self._disk_indexes) >= _DISK_INDEX_CAP:
             self._disk_indexes.clear()
         self._disk_indexes[file.rel] = entry
@@ -271,20 +286,32 @@ class Documents:
         self.held.clear()
 
     def before_op(self, client: LspClient, holding: bool, file: ProjectFile | None = None) -> None:
-        """Held files whose disk changed get the new text and are closed (not one being shown now).
-        `file`, the op's own as the sandbox checked it just now, is not looked at again."""
+        """Held files whose disk changed get the new text, and stay held; a file gone, or every held
+        file while not holding, is closed (not one being shown now). `file`, the op's own as the
+        sandbox checked it just now, is not looked at again."""
         self.holding = holding
         changed = []
         for rel, held in self.held.items():
             if rel in self._showing:
                 continue
-            if holding:
+            if holding and held.key is not None:
                 seen = file.seen if file is not None and file.rel == rel else None
                 if (disk_key(held.file.real) if seen is None else key_of(seen)) == held.key:
                     continue
             changed.append(rel)
         for rel in changed:
-            self.close_document(client, self.held.pop(rel).file)
+            held = self.held[rel]
+            key = disk_key(held.file.real) if holding else None
+            text = None if key is None else read_or_none(held.file)
+            if key is None or text is None:
+                del self.held[rel]
+                self.close_document(client, held.file)
+                continue
+            if text != held.text:
+                client.notify("textDocument/didChange", {
+                    "textDocument": {"uri": self.uri(rel), "version": self.next_version(rel)},
+                    "contentChanges": change(client, held.text, text)})
+            held.text, held.key = text, settled(key) if key == disk_key(held.file.real) else None
 
     def is_shown(self, rel: str) -> bool:
         return rel in self._showing
@@ -299,7 +326,7 @@ class Documents:
         else:
             del self._showing[rel]
 
-    def hold(self, client: LspClient, file: ProjectFile, text: str, key: DiskKey) -> None:
+    def hold(self, client: LspClient, file: ProjectFile, text: str, key: DiskKey | None) -> None:
         """Keep a file open with its disk text; the oldest held file is closed past the cap."""
         self.held.pop(file.rel, None)
         self.held[file.rel] = Held(file, text, key)
@@ -316,16 +343,15 @@ class Documents:
         if held is None:
             client.notify("textDocument/didOpen", {"textDocument": {
                 "uri": uri, "languageId": "rust", "version": version, "text": text}})
-            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-            return
-        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                 "contentChanges": change(client, held.text, text)})
-        key = disk_key(file.real)
-        if key is None or racy(key):
-            del self.held[file.rel]
-            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         else:
-            held.text, held.key = text, key
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                     "contentChanges": change(client, held.text, text)})
+        key = disk_key(file.real)
+        if key is None:
+            self.held.pop(file.rel, None)
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        else:  # held, not closed: a closed file's text would come from the analyzer's loader again
+            self.hold(client, file, text, settled(key))
 
     def showing(self, client: LspClient, file: ProjectFile, content: str | None) -> Shown:
         """Show `content` to the analyzer for the `with` block; None: the disk text the relay reads, unless
@@ -370,7 +396,7 @@ class Shown:
         self._client = client
         self._file = file
         self._overlaid = file.rel in documents.overlays
-        self._disk: tuple[DiskKey, str] | None | _Unread = _UNREAD
+        self._disk: tuple[DiskKey | None, str] | None | _Unread = _UNREAD
         self._from_disk = False  # the disk text shown, for an op without content on a file not held
         # (a show under way is another read's show of that same text: the ops that show other text
         # change the file, and the scheduler runs none of them beside a read of it)
@@ -437,7 +463,7 @@ class Shown:
         current = documents.overlays.get(rel)
         if current is None:
             disk = self._disk
-            if not isinstance(disk, tuple) or not documents.holding or self._overlaid or racy(disk[0]):
+            if not isinstance(disk, tuple) or not documents.holding or self._overlaid:
                 documents.held.pop(rel, None)
                 documents.close_document(client, self._file, disk if not isinstance(disk, tuple) else disk[1])
             else:  # back to the disk text, and held open for the next show
