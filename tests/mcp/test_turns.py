@@ -66,6 +66,47 @@ def test_a_blocked_job_gets_a_follower_that_reads_on_and_the_job_ends_in_its_tur
     assert channel.readers[1].startswith("mcp-reader"), "the ping was read by a follower"
 
 
+def test_after_a_follower_took_over_quick_jobs_stay_on_one_thread_and_a_parked_one_is_recalled():
+    """A job's thread that finds a follower holding the turn parks: the lockstep calls after it run
+    on one thread (no handover, and its wake-up, per call), and when a job blocks again the parked
+    thread reads on rather than a new one."""
+    released, served = threading.Event(), threading.Event()
+    turns: ReadTurns
+
+    def serve(item):
+        if item == "block":
+            turns.beside(released.wait, BOUND)
+        else:
+            turns.beside(served.set)
+
+    channel = Channel(serve)
+    turns = ReadTurns(channel.serve_one, limit=4)
+    runner = threading.Thread(target=turns.run, name="first")
+    runner.start()
+
+    def call(item):
+        served.clear()
+        channel.reads.put(item)
+        assert served.wait(BOUND)
+
+    channel.reads.put("block")
+    call("while blocked")  # read by a follower
+    released.set()  # the job ends with the turn held by the follower
+    for n in range(12):
+        call(n)
+    lockstep = channel.readers[-10:]
+    assert len(set(lockstep)) == 1, f"quick calls in lockstep handed the turn to and fro: {lockstep}"
+    released.clear()
+    channel.reads.put("block")
+    call("while blocked again")
+    released.set()
+    channel.reads.put(None)
+    runner.join(BOUND)
+    turns.finish(BOUND)
+    assert set(channel.readers) == {"first", "mcp-reader-0"}, "the parked thread was recalled, no new one started"
+    assert not runner.is_alive()
+
+
 class BlockingJob:
     """A job beside the reading that blocks until released; `notes` records what ended when."""
 

@@ -218,7 +218,8 @@ class Server:
 
     def _serve_one(self) -> bool:
         """One read and its answers (in one write); False once the channel ended. Run by whichever
-        thread holds the reading turn (turns.py): `_pending` and `_last_of_read` are that thread's."""
+        thread holds the reading turn (turns.py): `_pending` and `_last_of_read` are that thread's
+        while it holds it."""
         try:
             batch = self._read_batch()
         except ChannelClosed:
@@ -227,7 +228,9 @@ class Server:
             return False
         self._pending = []
         self._serve_read(batch)
-        if self._pending:  # the read's answers in one write
+        # the read's answers in one write (by a thread still holding the turn: one whose call ran
+        # beside the reading wrote its answer, and `_pending` is the holder's now)
+        if self._pending and self.turns.holding:
             self._flush()
         return not self._dead
 

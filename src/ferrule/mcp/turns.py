@@ -5,8 +5,9 @@ handler whose job blocks (a tool its app runs on a thread of its own) may run th
 reading: the turn is handed on for the job's duration. Nobody takes it while the job is quick, so
 the job runs where its line was read, with no hop to another thread and its wake-up; a job still
 running after `HAND_ON_S` gets a follower thread, which takes the turn and reads on, so a `ping` or a
-cancellation sent meanwhile is answered. A thread whose job ended takes the turn again when the
-holder lets it go.
+cancellation sent meanwhile is answered. A thread whose job ended takes the turn back if it is
+free; if a follower holds it, the thread parks until the watch needs a follower again, so calls in
+lockstep stay on one thread instead of handing the turn to and fro (each handover a wake-up).
 """
 
 from __future__ import annotations
@@ -39,7 +40,10 @@ class ReadTurns:
         self._beside = 0  # jobs running with the turn handed on
         self._handed_at = 0.0  # when the turn was last handed on
         self._followers: list[threading.Thread] = []
-        self._following = False  # a follower was started and has not taken the turn yet
+        self._following = False  # a follower was started or recalled and has not taken the turn yet
+        self._park = threading.Condition()
+        self._parked = 0  # threads that lost the turn during their job, waiting to be recalled
+        self._recalls = 0  # recalls not yet taken up by a parked thread
         self._watch: threading.Thread | None = None
         self._watch_idle = False
         self._wake = threading.Event()
@@ -53,6 +57,11 @@ class ReadTurns:
     def ended(self) -> bool:
         return self._ended
 
+    @property
+    def holding(self) -> bool:
+        """Whether the calling thread holds the turn (a job's thread loses it when a follower took it)."""
+        return self._holding.on  # set on each thread that takes turns, before it serves
+
     def run(self) -> None:
         """Take turns until the channel ends (on the thread that serves it, and on each follower)."""
         holding = self._holding
@@ -63,15 +72,36 @@ class ReadTurns:
                 self._following = False
                 try:
                     if self._ended or not self._serve_one():
-                        self._ended = True
+                        self._end()
                         return
                 finally:
-                    if holding.on:
+                    kept = holding.on
+                    if kept:
                         holding.on = False
                         self._turn.release()
+                if not kept and not self._wait_for_recall():
+                    return
         except BaseException:
-            self._ended = True  # stopped from outside: no follower reads on
+            self._end()  # stopped from outside: no follower reads on
             raise
+
+    def _wait_for_recall(self) -> bool:
+        """Parked after a job whose turn a follower took; True when recalled, False at the end."""
+        with self._park:
+            self._parked += 1
+            try:
+                self._park.wait_for(lambda: self._recalls or self._ended)
+                if self._ended:
+                    return False
+                self._recalls -= 1
+                return True
+            finally:
+                self._parked -= 1
+
+    def _end(self) -> None:
+        self._ended = True
+        with self._park:
+            self._park.notify_all()
 
     def beside(self, job: Callable[..., T], *args: Any) -> T:
         """`job(*args)` with the turn handed on, by the thread holding it; the turn is taken back after."""
@@ -98,11 +128,11 @@ class ReadTurns:
             with self._done:
                 self._beside -= 1
                 self._done.notify_all()
-            if finished:
-                self._turn.acquire()
+            if not finished:
+                self._end()  # stopped from outside, mid-job: leave the turn to nobody
+            elif self._turn.acquire(blocking=False):
                 holding.on = True
-            else:
-                self._ended = True  # stopped from outside, mid-job: leave the turn to nobody
+            # else a follower holds the turn: this thread parks once back in `run`
 
     def finish(self, timeout: float | None = None) -> None:
         """After `run` returned: wait for the jobs beside the reading, the watch and the followers."""
@@ -115,7 +145,7 @@ class ReadTurns:
         """Stopped from outside: no turn is served from now on (a read under way is dropped); the jobs
         beside the reading end and write their answers, and the watch stops. A follower blocked in a
         read is left there (a daemon thread)."""
-        self._ended = True
+        self._end()
         self.wait_beside(timeout)
         self._stop_watching(timeout)
 
@@ -124,7 +154,7 @@ class ReadTurns:
             self._done.wait_for(lambda: self._beside == 0, timeout)
 
     def _stop_watching(self, timeout: float | None) -> None:
-        self._ended = True
+        self._end()
         self._wake.set()  # an idle watch sees the end
         if self._watch is not None:
             self._watch.join(timeout)  # not left asleep into the interpreter's exit
@@ -143,14 +173,24 @@ class ReadTurns:
             if self._beside:
                 idle_since = now
                 if (not self._following and not self._turn.locked() and now - self._handed_at >= HAND_ON_S
-                        and len(self._followers) < self._limit and not self._ended):
-                    self._following = True
-                    follower = threading.Thread(target=self.run, name=f"mcp-reader-{len(self._followers)}",
-                                                daemon=True)
-                    follower.start()
-                    self._followers.append(follower)  # started: `finish` may join it
+                        and not self._ended):
+                    self._follow()
             elif now - idle_since >= _IDLE_S:
                 self._watch_idle = True
+
+    def _follow(self) -> None:
+        """A thread to take the turn: a parked one recalled, else a new one (up to the limit)."""
+        with self._park:
+            if self._parked > self._recalls:
+                self._following = True
+                self._recalls += 1
+                self._park.notify()
+                return
+        if len(self._followers) < self._limit:
+            self._following = True
+            follower = threading.Thread(target=self.run, name=f"mcp-reader-{len(self._followers)}", daemon=True)
+            follower.start()
+            self._followers.append(follower)  # started: `finish` may join it
 
 
 class MainThreadJobs:
