@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
-from ferrule.conform import in_test_code
-from ferrule.conform.facts import extract
+from ferrule.conform import in_test_code, syntax
+from ferrule.conform.facts import extract, in_test_code_of, may_be_test_code
 from testkit.live import position_of
 
 SOURCE = '''\
@@ -122,3 +125,54 @@ def test_text_without_any_test_marker_is_domain_code_and_bytes_work():
 def test_positions_past_the_end_are_answered():
     assert in_test_code(SOURCE, 10_000, 0) is False
     assert in_test_code(SOURCE, 1, 10_000) is False
+
+
+# ---- settled without parsing: `may_be_test_code` ---------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+CRATES = Path(os.environ.get("RUST_OFFLINE_CRATES", "/opt/rust-offline/crates"))
+
+
+def test_what_is_settled_without_parsing_is_what_the_tree_says():
+    """Every line `may_be_test_code` settles as domain code, in every file of the fixtures and the
+    real crates, is domain code for the tree at its start, middle and end."""
+    files = sorted(REPO.glob("tests/**/*.rs")) + sorted(CRATES.glob("*/src/**/*.rs"))
+    assert len(files) > 50, "the fixtures and $RUST_OFFLINE_CRATES (. /opt/rust-offline/env.sh)"
+    settled = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        tree = syntax.parse(text.encode("utf-8"))
+        for line, raw in enumerate(text.split("\n"), 1):
+            if may_be_test_code(text, line):
+                continue
+            settled += 1
+            width = len(raw.encode("utf-8"))
+            for column in (0, width // 2, width):
+                assert not in_test_code_of(tree, line, column), f"{path}:{line}:{column}"
+    assert settled > 10_000
+
+
+@pytest.mark.parametrize(("needle", "nth"), [("x.unwrap()", 1), ("Some(1).expect", 0), ("Some(1).unwrap();", 5)])
+def test_test_code_is_never_settled_without_parsing(needle, nth):
+    assert may_be_test_code(SOURCE, position(needle, nth)[0])
+
+
+def test_code_above_every_test_attribute_is_settled_without_parsing():
+    without_inner_attributes = SOURCE[:SOURCE.index("mod inner")]
+    assert not may_be_test_code(without_inner_attributes, position("x.unwrap()")[0])
+    assert may_be_test_code(SOURCE, position("x.unwrap()")[0]), "an inner attribute further on: parsed"
+    assert not may_be_test_code("fn f() {}\n", 1)
+
+
+@pytest.mark.parametrize("attribute", ["#[test]", "# [ test ]", "#[tokio::test]", "#[rstest]",
+                                       '#[cfg(all(feature = "]", test))]', "#[quickcheck]", "#[bench]"])
+def test_an_attribute_naming_a_test_word_before_the_line_leaves_it_to_the_tree(attribute):
+    text = f"{attribute}\nfn f() {{\n    Some(1).unwrap();\n}}\n"
+    assert may_be_test_code(text, 3)
+
+
+def test_an_inner_attribute_after_the_line_leaves_it_to_the_tree():
+    """`#![cfg(test)]` marks its whole module, the comments before it too."""
+    text = "mod m {\n    // a comment: Some(1).\n    #![cfg(test)]\n    fn f() {}\n}\n"
+    assert in_test_code(text, 2, 25)
+    assert may_be_test_code(text, 2)

@@ -55,15 +55,19 @@ def test_one_line_changes_never_parse_the_whole_file_again(large_session, regex_
     completing, in_tests = "        current.checked_add(1).", "        c.to_digit(10)."
     full = PARSES.full
     answers = []
+    domain_parses = []  # parses by each completion in domain code, above every test attribute
     for round_number in range(ROUNDS):  # every text differs from the one before
         note = f" // change {round_number}"
         domain = replaced(text, DOMAIN_LINE, completing + note)
         tests = replaced(text, TEST_LINE, in_tests + note)
         invalid = replaced(text, DOMAIN_LINE, f'{DOMAIN_LINE} let _check: u32 = "{round_number}";')
         commented = replaced(text, DOMAIN_LINE, DOMAIN_LINE + note)
+        parses = PARSES.full + PARSES.incremental
+        in_domain = large_session.call("complete", {"file": FILE, "content": domain, "prefix": "unwrap",
+                                                    "position": {"line": domain_line, "character": len(completing)}})
+        domain_parses.append(PARSES.full + PARSES.incremental - parses)
         answers.append((
-            large_session.call("complete", {"file": FILE, "content": domain, "prefix": "unwrap",
-                                            "position": {"line": domain_line, "character": len(completing)}}),
+            in_domain,
             large_session.call("complete", {"file": FILE, "content": tests, "prefix": "unwrap",
                                             "position": {"line": test_line, "character": len(in_tests)}}),
             large_session.call("scope", {"file": FILE}),
@@ -73,6 +77,7 @@ def test_one_line_changes_never_parse_the_whole_file_again(large_session, regex_
             invalid,
         ))
     assert PARSES.full - full == 1  # the first op parsed the file; every later one only what changed
+    assert domain_parses == [0] * ROUNDS, "no attribute above the line marks tests: nothing parsed"
 
     last_facts = None
     for in_domain, in_test_code, scope, validated, typed, invalid in answers:

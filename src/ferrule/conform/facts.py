@@ -53,6 +53,7 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -221,6 +222,23 @@ def in_test_code(text: str | bytes, line: int, column: int = 0) -> bool:
 def may_hold_tests(source: bytes) -> bool:
     """False when no attribute of the text can mark test code: nothing needs parsing then."""
     return any(word in source for word in _TEST_WORDS)
+
+
+# An attribute that names a test word before its first `]` outside a string: every attribute that can
+# mark test code (`read_attribute`: a test attribute's path, or `cfg(..test..)`) is one.
+_TEST_ATTRIBUTE = re.compile(r'#!?\s*\[(?:[^\]"]|"(?:[^"\\]|\\.)*")*?(?:'
+                             + "|".join(re.escape(word.decode()) for word in _TEST_WORDS) + ")")
+
+
+def may_be_test_code(text: str, line: int) -> bool:
+    """False when nothing can make the 1-based `line` test code, found without parsing: no attribute
+    up to that line names a test word, and no inner attribute (`#![...]`, which marks the code around
+    it, before it too) comes after. Test code usually closes a file, so most of a file's lines are
+    settled so."""
+    first = _TEST_ATTRIBUTE.search(text)
+    if first is None:
+        return False
+    return text.count("\n", 0, first.start()) < line or text.find("#!", first.start()) >= 0
 
 
 def in_test_code_of(tree: Tree, line: int, column: int = 0) -> bool:
