@@ -57,8 +57,21 @@ def test_a_one_line_change_in_a_large_text_sends_that_line_only():
     assert change == {"range": {"start": at, "end": at}, "text": " // changed"}
 
 
-def test_a_text_with_carriage_returns_goes_whole():
+def test_a_carriage_return_before_the_change_or_in_it_sends_the_whole_text():
     assert ranged_change("a\r\nb", "a\r\nc", "utf-8") is None
+    assert ranged_change("a\nb", "a\r\nb", "utf-8") is None
+    assert ranged_change("a\rb\nc", "a\rb\nd", "utf-8") is None  # a lone CR: a line end to some servers
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_carriage_returns_after_the_change_move_none_of_its_positions(encoding):
+    for old, new in edits(13):
+        if old == new:
+            continue  # nothing changed: the span would sit at the very end, after the CRs
+        tail = "\r\nx\ry\r\n"
+        change = ranged_change(old + tail, new + tail, encoding)
+        assert change == ranged_change(old, new, encoding)
+        assert applied(old + tail, change, encoding) == new + tail
 
 
 def test_the_restore_reuses_the_shows_span_turned_round():

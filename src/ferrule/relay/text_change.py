@@ -25,13 +25,14 @@ def _units(piece: str, encoding: str) -> int:
 
 def ranged_change(old: str, new: str, encoding: str, span: Span | None = None,
                   start_line: int | None = None) -> dict[str, Any] | None:
-    """The contentChange replacing the part of `old` that differs from `new`; None when the texts hold
-    a CR (line ends that servers count differently: the whole text is the safe change then).
+    """The contentChange replacing the part of `old` that differs from `new`; None when a CR comes
+    before the change's end or in its text (line ends that servers count differently: the whole text
+    is the safe change then; a CR after the change moves none of its positions).
     `span` and `start_line` (the line where the span starts), when the caller knows them already,
     spare passes over the whole text."""
-    if "\r" in old or "\r" in new:
-        return None
     start, end_old, end_new = changed_span(old, new) if span is None else span
+    if old.find("\r", 0, end_old) >= 0 or new.find("\r", start, end_new) >= 0:
+        return None
     if start_line is None:
         start_line = old.count("\n", 0, start)
     start_of_line = old.rfind("\n", 0, start) + 1
