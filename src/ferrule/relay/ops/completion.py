@@ -9,6 +9,7 @@ imports, then the rest (the prelude, which otherwise buries them), and caps them
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from ferrule.conform import FileFacts
@@ -30,6 +31,7 @@ from ferrule.relay.results import Branded, CompleteResult, Entry, ScopeResult, S
 PROBE_NAME = "__ferrule_scope_probe__"
 
 
+@lru_cache(maxsize=4)  # `scope` asks again about a file whose text has not changed: the same copy serves
 def with_probe(text: str, newlines: int | None = None) -> tuple[str, Position]:
     """`text` with an empty probe function appended, and the neutral top-level position inside it
     (the end of its indented, otherwise empty body line). `newlines`: the count of LF in `text`, when
@@ -37,9 +39,10 @@ def with_probe(text: str, newlines: int | None = None) -> tuple[str, Position]:
     if newlines is None:
         newlines = text.count("\n")
     ends_a_line = text.endswith("\n") or not text
-    head = (text if ends_a_line else text + "\n") + f"\nfn {PROBE_NAME}() {{\n"
     body = "    "
-    return head + body + "\n}\n", Position(newlines + (1 if ends_a_line else 2) + 2, len(body))
+    # one copy of a text that may be large
+    probed = "".join((text, "" if ends_a_line else "\n", f"\nfn {PROBE_NAME}() {{\n", body, "\n}\n"))
+    return probed, Position(newlines + (1 if ends_a_line else 2) + 2, len(body))
 
 
 async def _completion_items(ctx: OpContext, file: ProjectFile, position: dict[str, int], shown: Shown,
