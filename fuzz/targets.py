@@ -579,7 +579,8 @@ def check_relay_loop(data: bytes) -> None:
     for answer in answers:
         assert answer["proto"] == 1 and type(answer["ok"]) is bool
         if not answer["ok"]:
-            assert answer["error"]["kind"] == "protocol", answer
+            # a refusal of the input, or a budget the input set (`timeout_ms`) run out on a busy machine
+            assert answer["error"]["kind"] in ("protocol", "timeout"), answer
 
 
 # --------------------------------------------------------------------------------------------------
