@@ -301,17 +301,17 @@ class Documents:
             changed.append(rel)
         for rel in changed:
             held = self.held[rel]
-            disk = self.disk_state(held.file) if holding else None  # the op's own read of it reuses this one
-            if disk is None:
+            key = disk_key(held.file.real) if holding else None
+            text = None if key is None else read_or_none(held.file)
+            if key is None or text is None:
                 del self.held[rel]
                 self.close_document(client, held.file)
                 continue
-            key, text = disk
             if text != held.text:
                 client.notify("textDocument/didChange", {
                     "textDocument": {"uri": self.uri(rel), "version": self.next_version(rel)},
                     "contentChanges": change(client, held.text, text)})
-            held.text, held.key = text, key
+            held.text, held.key = text, settled(key) if key == disk_key(held.file.real) else None
 
     def is_shown(self, rel: str) -> bool:
         return rel in self._showing
