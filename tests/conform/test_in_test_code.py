@@ -9,6 +9,7 @@ import pytest
 
 from ferrule.conform import in_test_code, syntax
 from ferrule.conform.facts import extract, in_test_code_of, may_be_test_code
+from ferrule.fastframe import LineIndex
 from testkit.live import position_of
 
 SOURCE = '''\
@@ -176,3 +177,20 @@ def test_an_inner_attribute_after_the_line_leaves_it_to_the_tree():
     text = "mod m {\n    // a comment: Some(1).\n    #![cfg(test)]\n    fn f() {}\n}\n"
     assert in_test_code(text, 2, 25)
     assert may_be_test_code(text, 2)
+
+
+def test_only_an_inner_attribute_naming_a_test_word_leaves_a_line_above_it_to_the_tree():
+    text = ("fn f() {\n    Some(1).unwrap();\n}\n#[cfg(test)]\nmod tests {\n    #![allow(unused)]\n}\n"
+            "mod more {\n    #![cfg(test)]\n}\n")
+    assert not may_be_test_code(text.replace("#![cfg(test)]", ""), 2)
+    assert may_be_test_code(text, 2)
+
+
+def test_the_text_far_past_the_line_is_not_read():
+    """An inner test attribute further than any comment run before a block's inner attributes could
+    reach is not looked for: the lines of a large file's domain code are settled by what is near."""
+    text = "fn f() {\n    Some(1).unwrap();\n}\n" + "// filler\n" * 5_000 + "mod tests {\n    #![cfg(test)]\n}\n"
+    assert not may_be_test_code(text, 2)
+    assert may_be_test_code(text, text.count("\n") - 2)
+    index = LineIndex(text)
+    assert may_be_test_code(text, 2, index.offset(2, 0)) is may_be_test_code(text, 2)

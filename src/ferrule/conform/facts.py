@@ -226,19 +226,38 @@ def may_hold_tests(source: bytes) -> bool:
 
 # An attribute that names a test word before its first `]` outside a string: every attribute that can
 # mark test code (`read_attribute`: a test attribute's path, or `cfg(..test..)`) is one.
-_TEST_ATTRIBUTE = re.compile(r'#!?\s*\[(?:[^\]"]|"(?:[^"\\]|\\.)*")*?(?:'
-                             + "|".join(re.escape(word.decode()) for word in _TEST_WORDS) + ")")
+_TEST_WORDS_PATTERN = "|".join(re.escape(word.decode()) for word in _TEST_WORDS)
+_TEST_ATTRIBUTE = re.compile(r'#!?\s*\[(?:[^\]"]|"(?:[^"\\]|\\.)*")*?(?:' + _TEST_WORDS_PATTERN + ")")
+_INNER_TEST_ATTRIBUTE = re.compile(r'#\s*!\s*\[(?:[^\]"]|"(?:[^"\\]|\\.)*")*?(?:' + _TEST_WORDS_PATTERN + ")")
+# How far past a line the attributes are looked for: longer than an attribute, and than the comments
+# that may stand between a block's `{` (on or before the line) and the inner attributes that open it.
+_ATTRIBUTE_REACH = 16_384
 
 
-def may_be_test_code(text: str, line: int) -> bool:
+def may_be_test_code(text: str, line: int, next_line_start: int | None = None) -> bool:
     """False when nothing can make the 1-based `line` test code, found without parsing: no attribute
-    up to that line names a test word, and no inner attribute (`#![...]`, which marks the code around
-    it, before it too) comes after. Test code usually closes a file, so most of a file's lines are
-    settled so."""
-    first = _TEST_ATTRIBUTE.search(text)
+    starting on or before that line names a test word, and no inner attribute that does (`#![...]`,
+    which marks the block or file around it, the part before it too) follows the line closely. Test
+    code usually closes a file, so most of a file's lines are settled so. `next_line_start`: the
+    offset where the line after `line` starts (the end of the text past the last line), when known
+    (a line index has it); only the text up to a little past it is read."""
+    if next_line_start is None:
+        next_line_start = _line_start(text, line + 1)
+    reach = next_line_start + _ATTRIBUTE_REACH
+    first = _TEST_ATTRIBUTE.search(text, 0, reach)
     if first is None:
         return False
-    return text.count("\n", 0, first.start()) < line or text.find("#!", first.start()) >= 0
+    return first.start() < next_line_start or _INNER_TEST_ATTRIBUTE.search(text, first.start(), reach) is not None
+
+
+def _line_start(text: str, line: int) -> int:
+    """The offset where the 1-based `line` starts; past the last line, the end of the text."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return len(text)
+    return start
 
 
 def in_test_code_of(tree: Tree, line: int, column: int = 0) -> bool:

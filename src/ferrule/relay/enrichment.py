@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from ferrule.conform import Branded, ConfigError, Enrichment, FileFacts, Policy
 from ferrule.conform.document import ParsedFile
 from ferrule.conform.facts import may_be_test_code
+from ferrule.fastframe import LineIndex
 from ferrule.project import WorkspaceUnloadable
 
 POLICY_RECIPE = "fix conform.toml (or remove it to use the defaults) and init again"
@@ -79,10 +80,13 @@ class ProjectPolicy:
     def is_test_path(self, rel: str) -> bool:
         return self._policy.is_test_path(rel)
 
-    def in_test_code(self, rel: str, text: str, line: int, column: int) -> bool:
-        """Whether the position (1-based line, UTF-8 column) is inside `#[cfg(test)]`/`#[test]` code;
-        the text is parsed only when its attributes leave the question open."""
-        return may_be_test_code(text, line) and self.parsed(rel, text).in_test_code(line, column)
+    def in_test_code(self, rel: str, index: LineIndex, line: int, column: int) -> bool:
+        """Whether the position (1-based line, UTF-8 column) of the indexed text is inside
+        `#[cfg(test)]`/`#[test]` code; the text is parsed only when its attributes leave the question
+        open."""
+        text = index.text
+        return (may_be_test_code(text, line, index.offset(line, 0))
+                and self.parsed(rel, text).in_test_code(line, column))
 
     def branded(self, rel: str, text: str) -> list[Branded]:
         return self.parsed(rel, text).branded()

@@ -74,7 +74,7 @@ async def complete(ctx: OpContext, params: CompleteParams) -> CompleteResult:
 
     def in_test_code() -> bool:
         if not test_code:  # from the file's syntax tree, re-parsed only where the text changed
-            test_code.append(policy.in_test_code(file.rel, index.text, line, character))
+            test_code.append(policy.in_test_code(file.rel, index, line, character))
         return test_code[0]
 
     with documents.showing(ctx.client, file, content) as shown:
