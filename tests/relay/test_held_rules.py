@@ -200,3 +200,35 @@ def test_the_ops_own_look_sees_a_change_made_before_it(project, monkeypatch):
     method, params = analyzer.sent[-1]
     assert method == "textDocument/didChange" and params["contentChanges"][0]["text"] == "pub fn g() {}\n"
     assert documents.index(checked, None).line_count == 3
+
+
+def test_a_dropped_overlay_leaves_the_file_held_with_its_disk_text(project):
+    """Closed, the file's text would come from the analyzer's loader on its own time; an op on another
+    file right after could be answered for the overlay's text."""
+    root, lib = project
+    documents, analyzer = Documents(root), Analyzer()
+    documents.update(analyzer, lib, "pub fn f() -> u8 { 2 }\npub fn g() {}\n")
+    version = documents.update(analyzer, lib, None)
+    assert "src/lib.rs" not in documents.overlays
+    assert documents.held["src/lib.rs"].text == "pub fn f() -> u8 { 1 }\n"
+    method, params = analyzer.sent[-1]
+    assert method == "textDocument/didChange" and params["textDocument"]["version"] == version
+    shown = "pub fn f() -> u8 { 2 }\npub fn g() {}\n"
+    for change in params["contentChanges"]:  # the ranged edits turn the overlay's text into the disk's
+        start, end = (_offset(shown, change["range"][end]) for end in ("start", "end"))
+        shown = shown[:start] + change["text"] + shown[end:]
+    assert shown == "pub fn f() -> u8 { 1 }\n"
+
+
+def _offset(text: str, position: dict) -> int:
+    return sum(len(line) + 1 for line in text.split("\n")[:position["line"]]) + position["character"]
+
+
+def test_a_dropped_overlay_is_closed_while_diagnostics_come_as_pushes(project):
+    root, lib = project
+    documents, analyzer = Documents(root), Analyzer()
+    documents.before_op(analyzer, holding=False)
+    documents.update(analyzer, lib, "pub fn f() -> u8 { 2 }\n")
+    documents.update(analyzer, lib, None)
+    assert "src/lib.rs" not in documents.held
+    assert analyzer.sent[-1][0] == "textDocument/didClose"

@@ -1,7 +1,8 @@
 """The files as the analyzer sees them through the relay: persistent overlays with their versions,
 the disk text, and transient `content` shown for one op and then taken back.
 
-`update` keeps an overlay (didOpen/didChange with a monotonic version per file, null -> didClose).
+`update` keeps an overlay (didOpen/didChange with a monotonic version per file); null puts the disk
+text back and holds the file.
 `content` on validate, complete and type is transient: `showing()` shows it for the op, and leaving
 the `with` block puts the file's previous state (overlay or disk) back.
 
@@ -255,7 +256,14 @@ class Documents:
         if content is None:
             if overlay is not None:
                 del self.overlays[file.rel]
-                self.close_document(client, file)
+                disk = self.disk_state(file) if self.holding else None
+                if disk is None:
+                    self.close_document(client, file)
+                else:  # back to the disk text and held: closed, it would come from the analyzer's loader
+                    key, text = disk
+                    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                             "contentChanges": change(client, overlay.text, text)})
+                    self.hold(client, file, text, key)
         elif overlay is None:
             self.overlays[file.rel] = Overlay(content, version)
             held = self.held.pop(file.rel, None)
