@@ -232,3 +232,24 @@ def test_a_dropped_overlay_is_closed_while_diagnostics_come_as_pushes(project):
     documents.update(analyzer, lib, None)
     assert "src/lib.rs" not in documents.held
     assert analyzer.sent[-1][0] == "textDocument/didClose"
+
+
+
+def test_a_held_file_is_looked_at_afresh_not_through_the_check_an_earlier_op_made(project, monkeypatch):
+    """The sandbox's look at a file (its `lstat`) serves the first read of the op that made it. A file
+    written by the op (a rename applied to disk) is held with the check's look still on it, taken
+    before the write: the next op must read the file again, not the text that look's key names."""
+    root, lib = project
+    documents, analyzer = Documents(root), Analyzer()
+    racy_ns = documents_module.RACY_NS
+    monkeypatch.setattr(documents_module, "RACY_NS", 0)  # the text before the write: read settled, kept
+    assert documents.index(root.file("src/lib.rs"), None).text == "pub fn f() -> u8 { 1 }\n"
+    monkeypatch.setattr(documents_module, "RACY_NS", racy_ns)  # the write: a moment before the next op
+    checked = root.file("src/lib.rs")  # the rename's check, before it writes
+    written = "pub fn f() -> u8 { 3 }\n"
+    with open(lib.real, "w", encoding="utf-8") as out:
+        out.write(written)
+    documents.show_written(analyzer, checked, written)
+    documents.before_op(analyzer, holding=True)
+    assert documents.held["src/lib.rs"].text == written
+    assert documents.index(root.file("src/lib.rs"), None).text == written

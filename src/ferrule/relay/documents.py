@@ -309,17 +309,22 @@ class Documents:
             changed.append(rel)
         for rel in changed:
             held = self.held[rel]
-            key = disk_key(held.file.real) if holding else None
-            text = None if key is None else read_or_none(held.file)
-            if key is None or text is None:
+            disk = None
+            if holding:  # one stat-and-read with the disk index's cache: the op's own read of it reuses it
+                look = file if file is not None and file.rel == rel else held.file
+                if look is not file:
+                    look.seen = None  # the look an earlier op's check made is stale now
+                disk = self.disk_state(look)
+            if disk is None:
                 del self.held[rel]
                 self.close_document(client, held.file)
                 continue
+            key, text = disk
             if text != held.text:
                 client.notify("textDocument/didChange", {
                     "textDocument": {"uri": self.uri(rel), "version": self.next_version(rel)},
                     "contentChanges": change(client, held.text, text)})
-            held.text, held.key = text, settled(key) if key == disk_key(held.file.real) else None
+            held.text, held.key = text, key
 
     def is_shown(self, rel: str) -> bool:
         return rel in self._showing
