@@ -181,8 +181,11 @@ class StdioTransport(Transport):
         return line
 
     def write_lines(self, lines: list[bytes]) -> None:
-        lines.append(b"")
-        data = b"\n".join(lines)
+        if len(lines) == 1:  # the common case: one answer per read
+            data = lines[0] + b"\n"
+        else:
+            lines.append(b"")
+            data = b"\n".join(lines)
         try:
             written = os.write(self._out, data)
         except OSError as exc:  # EPIPE: the host is gone
