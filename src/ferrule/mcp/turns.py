@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from queue import Empty, SimpleQueue
+from threading import get_ident
 from typing import Any, TypeVar
 
 __all__ = ["HAND_ON_S", "MainThreadJobs", "ReadTurns"]
@@ -35,8 +36,10 @@ class ReadTurns:
         self._serve_one = serve_one
         self._limit = limit
         self._turn = threading.Lock()
-        self._holding = threading.local()  # whether this thread holds the turn
-        self._ended = False
+        # The ident of the thread holding the turn (None: nobody). Only the holder writes it, so a
+        # thread reading its own ident there does hold the turn; cheaper than a threading.local.
+        self._holder: int | None = None
+        self.ended = False  # a plain attribute: the read loop tests it on every read
         self._beside = 0  # jobs running with the turn handed on
         self._handed_at = 0.0  # when the turn was last handed on
         self._followers: list[threading.Thread] = []
@@ -54,30 +57,26 @@ class ReadTurns:
         return self._beside < self._limit
 
     @property
-    def ended(self) -> bool:
-        return self._ended
-
-    @property
     def holding(self) -> bool:
         """Whether the calling thread holds the turn (a job's thread loses it when a follower took it)."""
-        return self._holding.on  # set on each thread that takes turns, before it serves
+        return self._holder == get_ident()
 
     def run(self) -> None:
         """Take turns until the channel ends (on the thread that serves it, and on each follower)."""
-        holding = self._holding
+        me = get_ident()
         try:
             while True:
                 self._turn.acquire()
-                holding.on = True
+                self._holder = me
                 self._following = False
                 try:
-                    if self._ended or not self._serve_one():
+                    if self.ended or not self._serve_one():
                         self._end()
                         return
                 finally:
-                    kept = holding.on
+                    kept = self._holder == me
                     if kept:
-                        holding.on = False
+                        self._holder = None
                         self._turn.release()
                 if not kept and not self._wait_for_recall():
                     return
@@ -90,8 +89,8 @@ class ReadTurns:
         with self._park:
             self._parked += 1
             try:
-                self._park.wait_for(lambda: self._recalls or self._ended)
-                if self._ended:
+                self._park.wait_for(lambda: self._recalls or self.ended)
+                if self.ended:
                     return False
                 self._recalls -= 1
                 return True
@@ -99,14 +98,13 @@ class ReadTurns:
                 self._parked -= 1
 
     def _end(self) -> None:
-        self._ended = True
+        self.ended = True
         with self._park:
             self._park.notify_all()
 
     def beside(self, job: Callable[..., T], *args: Any) -> T:
         """`job(*args)` with the turn handed on, by the thread holding it; the turn is taken back after."""
-        holding = self._holding
-        holding.on = False
+        self._holder = None
         with self._done:
             self._beside += 1
         self._handed_at = time.monotonic()
@@ -131,7 +129,7 @@ class ReadTurns:
             if not finished:
                 self._end()  # stopped from outside, mid-job: leave the turn to nobody
             elif self._turn.acquire(blocking=False):
-                holding.on = True
+                self._holder = get_ident()
             # else a follower holds the turn: this thread parks once back in `run`
 
     def finish(self, timeout: float | None = None) -> None:
@@ -161,7 +159,7 @@ class ReadTurns:
 
     def _watching(self) -> None:
         idle_since = time.monotonic()
-        while not self._ended:
+        while not self.ended:
             if self._watch_idle:
                 if not self._beside:  # beside() counts its job before it looks whether to wake us
                     self._wake.wait()
@@ -173,7 +171,7 @@ class ReadTurns:
             if self._beside:
                 idle_since = now
                 if (not self._following and not self._turn.locked() and now - self._handed_at >= HAND_ON_S
-                        and not self._ended):
+                        and not self.ended):
                     self._follow()
             elif now - idle_since >= _IDLE_S:
                 self._watch_idle = True
