@@ -227,11 +227,17 @@ class Server:
         if batch is None or self.turns.ended:  # a read that ends after a stop is not served
             return False
         self._pending = []
-        self._serve_read(batch)
+        if len(batch) == 1:  # lockstep calls: one line per read, served here
+            msg, line = _decode(batch[0], self.max_line)
+            self._last_of_read = True
+            self._handle(msg, line, 0, None)
+        else:
+            self._serve_read(batch)
         # the read's answers in one write (by a thread still holding the turn: one whose call ran
         # beside the reading wrote its answer, and `_pending` is the holder's now)
         if self._pending and self.turns.holding:
-            self._flush()
+            lines, self._pending = self._pending, []
+            self.write(lines)
         return not self._dead
 
     def serve_turns(self) -> None:
@@ -292,13 +298,9 @@ class Server:
         self.write(lines)
 
     def _serve_read(self, batch: list[Any]) -> None:
-        """Decode the whole read first, so a cancellation can reach a request queued before it."""
+        """A read of several lines: decode them all first, so a cancellation can reach a request
+        queued before it."""
         max_line = self.max_line
-        if len(batch) == 1:
-            msg, line = _decode(batch[0], max_line)
-            self._last_of_read = True
-            self._handle(msg, line, 0, None)
-            return
         self._last_of_read = False
         items = [_decode(line, max_line) for line in batch]
         cancels: dict[Any, int] | None = None
