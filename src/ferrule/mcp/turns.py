@@ -70,9 +70,12 @@ class ReadTurns:
                 self._holder = me
                 self._following = False
                 try:
-                    if self.ended or not self._serve_one():
-                        self._end()
-                        return
+                    # Reads follow one another on this thread while it keeps the turn: a job beside
+                    # the reading is the only way to lose it, and a thread waiting for it waits for that.
+                    while self._holder == me:
+                        if self.ended or not self._serve_one():
+                            self._end()
+                            return
                 finally:
                     kept = self._holder == me
                     if kept:
