@@ -236,8 +236,7 @@ class Server:
         # the read's answers in one write (by a thread still holding the turn: one whose call ran
         # beside the reading wrote its answer, and `_pending` is the holder's now)
         if self._pending and self.turns.holding:
-            lines, self._pending = self._pending, []
-            self.write(lines)
+            self._flush()
         return not self._dead
 
     def serve_turns(self) -> None:
