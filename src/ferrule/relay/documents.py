@@ -311,10 +311,7 @@ class Documents:
             held = self.held[rel]
             disk = None
             if holding:  # one stat-and-read with the disk index's cache: the op's own read of it reuses it
-                look = file if file is not None and file.rel == rel else held.file
-                if look is not file:
-                    look.seen = None  # the look an earlier op's check made is stale now
-                disk = self.disk_state(look)
+                disk = self.disk_state(file if file is not None and file.rel == rel else held.file)
             if disk is None:
                 del self.held[rel]
                 self.close_document(client, held.file)
@@ -341,6 +338,7 @@ class Documents:
 
     def hold(self, client: LspClient, file: ProjectFile, text: str, key: DiskKey | None) -> None:
         """Keep a file open with its disk text; the oldest held file is closed past the cap."""
+        file.seen = None  # the sandbox's look serves the op that made it: a later op looks afresh
         self.held.pop(file.rel, None)
         self.held[file.rel] = Held(file, text, key)
         while len(self.held) > HELD_CAP:
