@@ -134,6 +134,10 @@ REPO = Path(__file__).resolve().parents[2]
 CRATES = Path(os.environ.get("RUST_OFFLINE_CRATES", "/opt/rust-offline/crates"))
 
 
+def may_be_line_of_test_code(text: str, line: int) -> bool:
+    """`may_be_test_code` for the 1-based `line`, its end found as the relay finds it."""
+    return may_be_test_code(text, LineIndex(text).offset(line, 0))
+
 def test_what_is_settled_without_parsing_is_what_the_tree_says():
     """Every line `may_be_test_code` settles as domain code, in every file of the fixtures and the
     real crates, is domain code for the tree at its start, middle and end."""
@@ -142,9 +146,9 @@ def test_what_is_settled_without_parsing_is_what_the_tree_says():
     settled = 0
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
-        tree = syntax.parse(text.encode("utf-8"))
+        tree, index = syntax.parse(text.encode("utf-8")), LineIndex(text)
         for line, raw in enumerate(text.split("\n"), 1):
-            if may_be_test_code(text, line):
+            if may_be_test_code(text, index.offset(line, 0)):
                 continue
             settled += 1
             width = len(raw.encode("utf-8"))
@@ -155,42 +159,40 @@ def test_what_is_settled_without_parsing_is_what_the_tree_says():
 
 @pytest.mark.parametrize(("needle", "nth"), [("x.unwrap()", 1), ("Some(1).expect", 0), ("Some(1).unwrap();", 5)])
 def test_test_code_is_never_settled_without_parsing(needle, nth):
-    assert may_be_test_code(SOURCE, position(needle, nth)[0])
+    assert may_be_line_of_test_code(SOURCE, position(needle, nth)[0])
 
 
 def test_code_above_every_test_attribute_is_settled_without_parsing():
     without_inner_attributes = SOURCE[:SOURCE.index("mod inner")]
-    assert not may_be_test_code(without_inner_attributes, position("x.unwrap()")[0])
-    assert may_be_test_code(SOURCE, position("x.unwrap()")[0]), "an inner attribute further on: parsed"
-    assert not may_be_test_code("fn f() {}\n", 1)
+    assert not may_be_line_of_test_code(without_inner_attributes, position("x.unwrap()")[0])
+    assert may_be_line_of_test_code(SOURCE, position("x.unwrap()")[0]), "an inner attribute further on: parsed"
+    assert not may_be_line_of_test_code("fn f() {}\n", 1)
 
 
 @pytest.mark.parametrize("attribute", ["#[test]", "# [ test ]", "#[tokio::test]", "#[rstest]",
                                        '#[cfg(all(feature = "]", test))]', "#[quickcheck]", "#[bench]"])
 def test_an_attribute_naming_a_test_word_before_the_line_leaves_it_to_the_tree(attribute):
     text = f"{attribute}\nfn f() {{\n    Some(1).unwrap();\n}}\n"
-    assert may_be_test_code(text, 3)
+    assert may_be_line_of_test_code(text, 3)
 
 
 def test_an_inner_attribute_after_the_line_leaves_it_to_the_tree():
     """`#![cfg(test)]` marks its whole module, the comments before it too."""
     text = "mod m {\n    // a comment: Some(1).\n    #![cfg(test)]\n    fn f() {}\n}\n"
     assert in_test_code(text, 2, 25)
-    assert may_be_test_code(text, 2)
+    assert may_be_line_of_test_code(text, 2)
 
 
 def test_only_an_inner_attribute_naming_a_test_word_leaves_a_line_above_it_to_the_tree():
     text = ("fn f() {\n    Some(1).unwrap();\n}\n#[cfg(test)]\nmod tests {\n    #![allow(unused)]\n}\n"
             "mod more {\n    #![cfg(test)]\n}\n")
-    assert not may_be_test_code(text.replace("#![cfg(test)]", ""), 2)
-    assert may_be_test_code(text, 2)
+    assert not may_be_line_of_test_code(text.replace("#![cfg(test)]", ""), 2)
+    assert may_be_line_of_test_code(text, 2)
 
 
 def test_the_text_far_past_the_line_is_not_read():
     """An inner test attribute further than any comment run before a block's inner attributes could
     reach is not looked for: the lines of a large file's domain code are settled by what is near."""
     text = "fn f() {\n    Some(1).unwrap();\n}\n" + "// filler\n" * 5_000 + "mod tests {\n    #![cfg(test)]\n}\n"
-    assert not may_be_test_code(text, 2)
-    assert may_be_test_code(text, text.count("\n") - 2)
-    index = LineIndex(text)
-    assert may_be_test_code(text, 2, index.offset(2, 0)) is may_be_test_code(text, 2)
+    assert not may_be_line_of_test_code(text, 2)
+    assert may_be_line_of_test_code(text, text.count("\n") - 2)

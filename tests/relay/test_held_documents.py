@@ -86,7 +86,6 @@ def test_an_overlay_set_on_a_held_file_and_dropped_leaves_the_disk_text(session,
     assert codes(session.call("validate", {"file": TEXT_RS})) == []
 
 
-
 def test_another_files_op_right_after_an_overlay_is_dropped_sees_the_disk(session, crate):
     """The dropped overlay declared a function the disk does not have: the next op on another file
     must not be answered for the overlay's text."""
@@ -100,6 +99,7 @@ def test_another_files_op_right_after_an_overlay_is_dropped_sees_the_disk(sessio
         session.call("update", {"file": TEXT_RS, "content": None})
     assert "E0432" in codes(session.call("validate", {"file": "src/lib.rs", "content": user}))
     assert session.session.documents.held[TEXT_RS].text == saved
+
 
 def test_past_the_cap_the_oldest_held_file_is_closed(session, crate, monkeypatch):
     monkeypatch.setattr(documents_module, "RACY_NS", 0)  # the files are written a moment before their show

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from ferrule.fastframe import LineIndex
 from ferrule.project import ProjectRoot
 from ferrule.relay import documents as documents_module
 from ferrule.relay.documents import Documents
@@ -215,13 +216,11 @@ def test_a_dropped_overlay_leaves_the_file_held_with_its_disk_text(project):
     assert method == "textDocument/didChange" and params["textDocument"]["version"] == version
     shown = "pub fn f() -> u8 { 2 }\npub fn g() {}\n"
     for change in params["contentChanges"]:  # the ranged edits turn the overlay's text into the disk's
-        start, end = (_offset(shown, change["range"][end]) for end in ("start", "end"))
+        index = LineIndex(shown)
+        start, end = (index.offset(at["line"], at["character"], analyzer.position_encoding)
+                      for at in (change["range"]["start"], change["range"]["end"]))
         shown = shown[:start] + change["text"] + shown[end:]
     assert shown == "pub fn f() -> u8 { 1 }\n"
-
-
-def _offset(text: str, position: dict) -> int:
-    return sum(len(line) + 1 for line in text.split("\n")[:position["line"]]) + position["character"]
 
 
 def test_a_dropped_overlay_is_closed_while_diagnostics_come_as_pushes(project):
@@ -232,7 +231,6 @@ def test_a_dropped_overlay_is_closed_while_diagnostics_come_as_pushes(project):
     documents.update(analyzer, lib, None)
     assert "src/lib.rs" not in documents.held
     assert analyzer.sent[-1][0] == "textDocument/didClose"
-
 
 
 def test_a_held_file_is_looked_at_afresh_not_through_the_check_an_earlier_op_made(project, monkeypatch):

@@ -234,30 +234,18 @@ _INNER_TEST_ATTRIBUTE = re.compile(r'#\s*!\s*\[(?:[^\]"]|"(?:[^"\\]|\\.)*")*?(?:
 _ATTRIBUTE_REACH = 16_384
 
 
-def may_be_test_code(text: str, line: int, next_line_start: int | None = None) -> bool:
-    """False when nothing can make the 1-based `line` test code, found without parsing: no attribute
-    starting on or before that line names a test word, and no inner attribute that does (`#![...]`,
-    which marks the block or file around it, the part before it too) follows the line closely. Test
-    code usually closes a file, so most of a file's lines are settled so. `next_line_start`: the
-    offset where the line after `line` starts (the end of the text past the last line), when known
-    (a line index has it); only the text up to a little past it is read."""
-    if next_line_start is None:
-        next_line_start = _line_start(text, line + 1)
-    reach = next_line_start + _ATTRIBUTE_REACH
+def may_be_test_code(text: str, line_end: int) -> bool:
+    """False when nothing can make a line test code, found without parsing: no attribute starting on
+    or before the line names a test word, and no inner attribute that does (`#![...]`, which marks the
+    block or file around it, the part before it too) follows the line closely. `line_end`: the offset
+    where the line after it starts (the text's end past the last line), which a line index has; only
+    the text up to a little past it is read. Test code usually closes a file, so most of a file's
+    lines are settled so."""
+    reach = line_end + _ATTRIBUTE_REACH
     first = _TEST_ATTRIBUTE.search(text, 0, reach)
     if first is None:
         return False
-    return first.start() < next_line_start or _INNER_TEST_ATTRIBUTE.search(text, first.start(), reach) is not None
-
-
-def _line_start(text: str, line: int) -> int:
-    """The offset where the 1-based `line` starts; past the last line, the end of the text."""
-    start = 0
-    for _ in range(line - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return len(text)
-    return start
+    return first.start() < line_end or _INNER_TEST_ATTRIBUTE.search(text, first.start(), reach) is not None
 
 
 def in_test_code_of(tree: Tree, line: int, column: int = 0) -> bool:

@@ -309,9 +309,8 @@ class Documents:
             changed.append(rel)
         for rel in changed:
             held = self.held[rel]
-            disk = None
-            if holding:  # one stat-and-read with the disk index's cache: the op's own read of it reuses it
-                disk = self.disk_state(file if file is not None and file.rel == rel else held.file)
+            # one stat-and-read with the disk index's cache: the op's own read of the file reuses it
+            disk = self.disk_state(file if file is not None and file.rel == rel else held.file) if holding else None
             if disk is None:
                 del self.held[rel]
                 self.close_document(client, held.file)

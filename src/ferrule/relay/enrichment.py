@@ -85,7 +85,7 @@ class ProjectPolicy:
         `#[cfg(test)]`/`#[test]` code; the text is parsed only when its attributes leave the question
         open."""
         text = index.text
-        return (may_be_test_code(text, line, index.offset(line, 0))
+        return (may_be_test_code(text, index.offset(line, 0))
                 and self.parsed(rel, text).in_test_code(line, column))
 
     def branded(self, rel: str, text: str) -> list[Branded]:
