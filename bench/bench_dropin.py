@@ -77,8 +77,9 @@ def main(quick: bool = False) -> dict[str, bench_mcp.Figures]:
          "vs SDK (vs loop)",
          "start-up ms", "peak RSS MB"],
         rows,
-        f"Python {sys.version.split()[0]}, {bench_mcp.versions()}. Rates: median of interleaved rounds, "
-        f"{bench_mcp.placements()[0].name} (bench_mcp.py says why); CPU per call: the child's rusage minus an idle run's.",
+        f"Python {sys.version.split()[0]}, {bench_mcp.versions()}. Rates: median of interleaved rounds; lockstep on "
+        f"{bench_mcp.placements()[0].name}, pipelined on {bench_mcp.placements()[-1].name} (bench_mcp.py says why); "
+        "CPU per call: the child's rusage minus an idle run's.",
     )
     print_table("ferrule run against its targets", ["figure", "target", "measured", ""],
                 [[figure, target, f"{value:.2f}x", "met" if value >= bound else "NOT met"]

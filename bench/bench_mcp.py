@@ -11,11 +11,12 @@ that core to be scheduled first (measured here: the same bare loop at 0.2x and 4
 copy, window to window, as the kernel placed them). So the driver and the servers are pinned, in two
 placements, each a steady figure:
 - one core: the driver and the server share a core, and every call is the two processes' own CPU work
-  and two switches; the server's cost shows in full. This is the placement of the main table (and of
-  the pipelined bursts);
+  and two switches; the server's cost shows in full. This is the placement of the main table;
 - two cores: the server on a core of its own, as a host and its server often run; each call also
   waits for the server's core to wake, which on a virtual machine can cost more than any server's
   work (here every server's rate falls to a few thousand calls a second).
+Pipelined bursts run on two cores: one wake-up serves many calls there, and a burst is the case where
+the host writes and reads while the server works, which one shared core would forbid.
 Without `sched_setaffinity` (macOS, Windows) or with one CPU, the run is unpinned / one core only.
 
 - lockstep tools/call: one request, wait for its answer, the next (requests/s; p50 and p99 latency
@@ -75,7 +76,8 @@ class Placement:
 
 
 def placements() -> list[Placement]:
-    """One core (the main placement) and two cores, where the machine can pin; else unpinned."""
+    """One core (the main placement) and two cores (the last: the pipelined bursts'), where the machine
+    can pin; else unpinned."""
     if not hasattr(os, "sched_setaffinity"):
         return [Placement("unpinned", None, None)]
     cpus = sorted(os.sched_getaffinity(0))
@@ -318,7 +320,7 @@ def run(peers: list[Peer], quick: bool) -> dict[str, Figures]:
             figures[name].lockstep_cpu = figures[name].cpu_per_call(cpu, child.calls)
 
         def burst(peer: Peer, child: Child, f: Figures) -> None:
-            main_placement.apply(child)
+            where[-1].apply(child)
             # sized so that each server's burst takes about a lockstep window (its pipelined rate is higher)
             f.pipelined.append(pipelined_burst(child, int(min(200_000, max(500, f.lockstep_rate * seconds * 2)))))
 
@@ -370,7 +372,8 @@ def report(results: dict[str, Figures], quick: bool) -> None:
          "CPU/call µs (lockstep)", "CPU/call µs (pipelined)", "start-up ms", "peak RSS MB"],
         rows,
         f"Python {sys.version.split()[0]}, {versions()}, {os.cpu_count()} CPUs. Rates: median of interleaved "
-        f"rounds, {placements()[0].name}; CPU per call: the child's rusage minus an idle run's.",
+        f"rounds; lockstep on {placements()[0].name}, pipelined on {placements()[-1].name}; CPU per call: the child's "
+        "rusage minus an idle run's.",
     )
     if bare is not None:
         print_table(
