@@ -185,11 +185,12 @@ HEADLINE = [
 ]
 
 NOTES: tuple[Part, ...] = (
-    "¹ Bounded by the machine: in lockstep every call waits for two processes to wake in turn, and the "
-    "bare orjson loop, which does no MCP work at all, reaches only ", Ratio(mcp(BARE, "lockstep req/s"),
-                                                                          mcp(SDK, "lockstep req/s")),
-    " the SDK's rate here: the most any server can show in this row on this machine. The pipelined row, "
-    "where one wake-up serves many calls, shows more of the transport's own speed.",
+    "¹ The driver and the server pinned to one shared core (bench/bench_mcp.py says why): each call is the "
+    "two processes' own work and two switches. The bare orjson loop, which does no MCP work at all, reaches ",
+    Ratio(mcp(BARE, "lockstep req/s"), mcp(SDK, "lockstep req/s")),
+    " the SDK's rate here: the most any server can show in this row on this machine. With the server on a "
+    "core of its own, each call also waits for that core to wake, which on this virtual machine costs more "
+    "than any server's work (bench_mcp.py's table by placement).",
 )
 
 
