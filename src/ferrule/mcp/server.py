@@ -36,10 +36,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from functools import partial
+from threading import get_ident
 from time import perf_counter
 from typing import Any
 
-from orjson import JSONDecodeError, loads
+from orjson import JSONDecodeError, dumps, loads
 
 from .eras import (
     MODERN_REVISIONS,
@@ -74,6 +75,7 @@ from .wire import (
     REQUEST,
     RESPONSE,
     classify,
+    compact,
     decode,
     decode_exact,
     encode,
@@ -235,8 +237,10 @@ class Server:
             self._serve_read(batch)
         # the read's answers in one write (by a thread still holding the turn: one whose call ran
         # beside the reading wrote its answer, and `_pending` is the holder's now)
-        if self._pending and self.turns.holding:
-            self._flush()
+        pending = self._pending
+        if pending and self.turns.holder == get_ident():
+            self._pending = []
+            self.write(pending)
         return not self._dead
 
     def serve_turns(self) -> None:
@@ -257,11 +261,14 @@ class Server:
         transport = self._transport
         if transport is None or self._dead:
             return
-        with self._write_lock:
-            try:
-                transport.write_lines(lines)
-            except ChannelClosed:
-                self._dead = True
+        lock = self._write_lock
+        lock.acquire()  # not `with`: this is every answer's path, and `with` costs twice as much
+        try:
+            transport.write_lines(lines)
+        except ChannelClosed:
+            self._dead = True
+        finally:
+            lock.release()
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send a notification now, from either thread."""
@@ -338,14 +345,19 @@ class Server:
                 return  # cancelled while still queued: not run, not answered
             answer = self._route(msg_id, method, params)
             if answer is not None:  # None: the lane answers it when its work is done
-                self._pending.append(answer)
+                self._pending.append(answer if self._last_of_read else compact(answer))
         except ProtocolError as exc:
             msg_id = getattr(exc, "id", msg_id)  # classify() names the id of a request it refused
-            self._pending.append(error_line(msg_id, exc.to_error()))
+            self._hold(error_line(msg_id, exc.to_error()))
         except Exception as exc:  # a fault of ours answers -32603; the loop goes on
             log_exception(exc)
             if msg_id is not None:
-                self._pending.append(error_line(msg_id, InternalError(repr(exc)).to_error()))
+                self._hold(error_line(msg_id, InternalError(repr(exc)).to_error()))
+
+    def _hold(self, answer: bytes) -> None:
+        """Queue an answer for the read's one write; held behind later lines, it is compacted first
+        (the route's own answer is queued the same way, inline)."""
+        self._pending.append(answer if self._last_of_read else compact(answer))
 
     def _route(self, msg_id: Any, method: str, params: Any) -> bytes | None:
         """The one route of a request to its handler: the era (per request), then the method."""
@@ -448,7 +460,7 @@ class Server:
             tools = self.tools.descriptors()
             modern = {"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
                       "_meta": self._stamp}
-            self._lists = lists = (self.tools.revision, encode({"tools": tools}), encode(modern))
+            self._lists = lists = (self.tools.revision, compact(encode({"tools": tools})), compact(encode(modern)))
         return lists
 
     # -- tools/call -------------------------------------------------------------------------------
@@ -578,8 +590,13 @@ class Server:
         if stateless:
             result["resultType"] = "complete"
             result["_meta"] = self._stamp
+        message = {"jsonrpc": "2.0", "id": msg_id, "result": result}
         try:
-            return encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
+            return dumps(message)
+        except TypeError:  # an id beyond 64 bits, a lone surrogate: the general encoder's path
+            pass
+        try:
+            return encode(message)
         except TypeError as exc:
             result.pop("structuredContent", None)
             result["content"] = [{"type": "text", "text": f"tool {name!r} returned a value that is not JSON: {exc}"}]

@@ -38,7 +38,8 @@ class ReadTurns:
         self._turn = threading.Lock()
         # The ident of the thread holding the turn (None: nobody). Only the holder writes it, so a
         # thread reading its own ident there does hold the turn; cheaper than a threading.local.
-        self._holder: int | None = None
+        # Read-only outside this class.
+        self.holder: int | None = None
         self.ended = False  # a plain attribute: the read loop tests it on every read
         self._beside = 0  # jobs running with the turn handed on
         self._handed_at = 0.0  # when the turn was last handed on
@@ -56,30 +57,25 @@ class ReadTurns:
     def can_hand_on(self) -> bool:
         return self._beside < self._limit
 
-    @property
-    def holding(self) -> bool:
-        """Whether the calling thread holds the turn (a job's thread loses it when a follower took it)."""
-        return self._holder == get_ident()
-
     def run(self) -> None:
         """Take turns until the channel ends (on the thread that serves it, and on each follower)."""
         me = get_ident()
         try:
             while True:
                 self._turn.acquire()
-                self._holder = me
+                self.holder = me
                 self._following = False
                 try:
                     # Reads follow one another on this thread while it keeps the turn: a job beside
                     # the reading is the only way to lose it, and a thread waiting for it waits for that.
-                    while self._holder == me:
+                    while self.holder == me:
                         if self.ended or not self._serve_one():
                             self._end()
                             return
                 finally:
-                    kept = self._holder == me
+                    kept = self.holder == me
                     if kept:
-                        self._holder = None
+                        self.holder = None
                         self._turn.release()
                 if not kept and not self._wait_for_recall():
                     return
@@ -107,7 +103,7 @@ class ReadTurns:
 
     def beside(self, job: Callable[..., T], *args: Any) -> T:
         """`job(*args)` with the turn handed on, by the thread holding it; the turn is taken back after."""
-        self._holder = None
+        self.holder = None
         with self._done:
             self._beside += 1
         self._handed_at = time.monotonic()
@@ -132,7 +128,7 @@ class ReadTurns:
             if not finished:
                 self._end()  # stopped from outside, mid-job: leave the turn to nobody
             elif self._turn.acquire(blocking=False):
-                self._holder = get_ident()
+                self.holder = get_ident()
             # else a follower holds the turn: this thread parks once back in `run`
 
     def finish(self, timeout: float | None = None) -> None:
