@@ -261,14 +261,11 @@ class Server:
         transport = self._transport
         if transport is None or self._dead:
             return
-        lock = self._write_lock
-        lock.acquire()  # not `with`: this is every answer's path, and `with` costs twice as much
-        try:
-            transport.write_lines(lines)
-        except ChannelClosed:
-            self._dead = True
-        finally:
-            lock.release()
+        with self._write_lock:  # `with`: an interrupt between acquiring and `try` cannot keep the lock
+            try:
+                transport.write_lines(lines)
+            except ChannelClosed:
+                self._dead = True
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send a notification now, from either thread."""
