@@ -40,7 +40,7 @@ from threading import get_ident
 from time import perf_counter
 from typing import Any
 
-from orjson import JSONDecodeError, dumps, loads
+from orjson import JSONDecodeError, loads
 
 from .eras import (
     MODERN_REVISIONS,
@@ -237,10 +237,8 @@ class Server:
             self._serve_read(batch)
         # the read's answers in one write (by a thread still holding the turn: one whose call ran
         # beside the reading wrote its answer, and `_pending` is the holder's now)
-        pending = self._pending
-        if pending and self.turns.holder == get_ident():
-            self._pending = []
-            self.write(pending)
+        if self._pending and self.turns.holder == get_ident():
+            self._flush()
         return not self._dead
 
     def serve_turns(self) -> None:
@@ -261,7 +259,7 @@ class Server:
         transport = self._transport
         if transport is None or self._dead:
             return
-        with self._write_lock:  # `with`: an interrupt between acquiring and `try` cannot keep the lock
+        with self._write_lock:
             try:
                 transport.write_lines(lines)
             except ChannelClosed:
@@ -342,7 +340,7 @@ class Server:
                 return  # cancelled while still queued: not run, not answered
             answer = self._route(msg_id, method, params)
             if answer is not None:  # None: the lane answers it when its work is done
-                self._pending.append(answer if self._last_of_read else compact(answer))
+                self._hold(answer)
         except ProtocolError as exc:
             msg_id = getattr(exc, "id", msg_id)  # classify() names the id of a request it refused
             self._hold(error_line(msg_id, exc.to_error()))
@@ -352,8 +350,7 @@ class Server:
                 self._hold(error_line(msg_id, InternalError(repr(exc)).to_error()))
 
     def _hold(self, answer: bytes) -> None:
-        """Queue an answer for the read's one write; held behind later lines, it is compacted first
-        (the route's own answer is queued the same way, inline)."""
+        """Queue an answer for the read's one write; held behind later lines, it is compacted first."""
         self._pending.append(answer if self._last_of_read else compact(answer))
 
     def _route(self, msg_id: Any, method: str, params: Any) -> bytes | None:
@@ -587,13 +584,8 @@ class Server:
         if stateless:
             result["resultType"] = "complete"
             result["_meta"] = self._stamp
-        message = {"jsonrpc": "2.0", "id": msg_id, "result": result}
         try:
-            return dumps(message)
-        except TypeError:  # an id beyond 64 bits, a lone surrogate: the general encoder's path
-            pass
-        try:
-            return encode(message)
+            return encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
         except TypeError as exc:
             result.pop("structuredContent", None)
             result["content"] = [{"type": "text", "text": f"tool {name!r} returned a value that is not JSON: {exc}"}]
