@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,13 +29,21 @@ def ferrule_command(target: str) -> list[str]:
     return [sys.executable, "-m", "ferrule", "run", target]
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Peer:
     """A server process driven over pipes; answers are collected by id, notifications in order."""
 
-    def __init__(self, command: list[str], cwd: Path = APPS, env: dict[str, str] | None = None) -> None:
+    def __init__(self, command: list[str], cwd: Path = APPS, env: dict[str, str] | None = None,
+                 ctrl_c: bool = False) -> None:
         self._stderr = tempfile.TemporaryFile()  # a file, not a pipe: a chatty server never blocks on it
+        # ctrl_c: the server starts with SIGINT's default action, as a host starts it, even when this
+        # run ignores SIGINT (a shell's background job does, and a child inherits that)
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self._stderr, cwd=cwd, env=env)
+                                     stderr=self._stderr, cwd=cwd, env=env,
+                                     preexec_fn=_default_sigint if ctrl_c else None)
         self._buffer = b""
         self.answers: dict[Any, Any] = {}
         self.notifications: list[Any] = []

@@ -143,7 +143,7 @@ def test_a_blocked_sync_tool_in_a_batch_holds_back_none_of_the_batchs_other_memb
 
 
 def test_ctrl_c_during_a_sync_tool_lets_its_answer_out_then_stops():
-    peer = Peer(ferrule_command(f"{APP}.py"))
+    peer = Peer(ferrule_command(f"{APP}.py"), ctrl_c=True)
     peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                    "clientInfo": {"name": "direct", "version": "0"}}))
     peer.send(call(2, "noted_nap", {}))
