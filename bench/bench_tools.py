@@ -18,7 +18,6 @@ Run: `python bench/bench_tools.py [--quick]` or `python bench/run.py --only benc
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import select
 import shutil
@@ -195,7 +194,6 @@ def in_process(root: Path, rounds: dict[str, int]) -> list[list[object]]:
 
     tools, relay = build_tools(root, relay=SharedRelay(root, session_factory=factory))
     by_name = {tool.descriptor()["name"]: tool for tool in tools}
-    loop = asyncio.new_event_loop()  # the tools are coroutines: the server's async lane, reduced to a loop
     try:
         started = relay.start()
         if started.error is not None:
@@ -203,7 +201,7 @@ def in_process(root: Path, rounds: dict[str, int]) -> list[list[object]]:
         session = sessions[0]
 
         def tool_call(tool: str, arguments: dict[str, Any]) -> object:
-            return loop.run_until_complete(by_name[tool].run(arguments))
+            return by_name[tool].run(arguments)  # as the server runs it: on the calling thread
 
         rows: list[list[object]] = []
         for name, (tool, arguments, op, params) in workload(root).items():
@@ -216,7 +214,6 @@ def in_process(root: Path, rounds: dict[str, int]) -> list[list[object]]:
         return rows
     finally:
         relay.close()
-        loop.close()
 
 
 def main(quick: bool = False) -> None:

@@ -1,5 +1,6 @@
-"""Async tools run concurrently on the server's loop; pings are answered and cancellations act while
-they run; sync tools still run one at a time inside the capture guard. Every wait is on an event,
+"""Async tools run concurrently on the server's loop, concurrent tools beside the reading; pings are
+answered and cancellations act while they run; sync tools still run one at a time inside the capture
+guard. Every wait is on an event,
 bounded so that a server that serialises the calls fails the test instead of hanging it."""
 
 from __future__ import annotations
@@ -32,6 +33,33 @@ class Gated(ReplayTransport):
         return super().read_batch()
 
 
+class Concurrent:
+    """A concurrent tool (`concurrent = True`): a blocking `run`, here `work(args)`."""
+
+    concurrent = True
+
+    def __init__(self, name: str, work: Any) -> None:
+        self.name, self.work = name, work
+
+    def descriptor(self) -> dict[str, Any]:
+        return {"name": self.name, "description": "blocks", "inputSchema": {"type": "object"}}
+
+    def run(self, args: dict[str, Any]) -> Any:
+        return self.work(args)
+
+
+def releasing(base: type[ReplayTransport], marker: bytes, released: threading.Event) -> type[ReplayTransport]:
+    """`base`, setting `released` once a line holding `marker` (an answer's id) is written."""
+
+    class Releasing(base):  # type: ignore[valid-type,misc]
+        def write_lines(self, lines: list[bytes]) -> None:
+            super().write_lines(lines)
+            if any(marker in line for line in lines):
+                released.set()
+
+    return Releasing
+
+
 def test_five_calls_that_wait_for_each_other_all_complete():
     barrier: list[asyncio.Barrier] = []
 
@@ -53,22 +81,21 @@ def test_five_calls_that_wait_for_each_other_all_complete():
     assert {a["result"]["content"][0]["text"] for a in answers} == {"met"}
 
 
-def test_ping_is_answered_while_an_async_tool_runs():
-    released = threading.Event()
+@pytest.mark.parametrize("kind", ["async", "concurrent"])
+def test_ping_is_answered_while_a_tool_that_is_not_sync_runs(kind):
+    released = threading.Event()  # set once the ping's answer is out: the tool may finish
 
-    class Releasing(ReplayTransport):
-        def write_lines(self, lines: list[bytes]) -> None:
-            super().write_lines(lines)
-            if any(b'"id":2' in line for line in lines):
-                released.set()  # the ping's answer is out: the tool may finish
+    def said(answered: bool) -> str:
+        return "after the ping" if answered else "the ping waited for me"
 
     @tool
     async def hold() -> str:
         """Runs until the ping was answered."""
-        answered = await asyncio.get_running_loop().run_in_executor(None, released.wait, BOUND)
-        return "after the ping" if answered else "the ping waited for me"
+        return said(await asyncio.get_running_loop().run_in_executor(None, released.wait, BOUND))
 
-    transport = Releasing([call(1, "hold", {}), request(2, "ping")])
+    if kind == "concurrent":
+        hold = Concurrent("hold", lambda args: said(released.wait(BOUND)))
+    transport = releasing(ReplayTransport, b'"id":2', released)([call(1, "hold", {}), request(2, "ping")])
     Server("s", "1", [hold]).run(transport)
     assert transport.messages() == [
         {"jsonrpc": "2.0", "id": 2, "result": {}},
@@ -169,3 +196,64 @@ def test_sync_tools_keep_the_capture_guard_beside_async_ones():
     Server("s", "1", [loud, calm]).run(transport)
     answers = {m["id"]: m["result"]["content"][0]["text"] for m in transport.messages()}
     assert answers == {1: "calm", 2: "body\n\n--- stderr ---\nsaid on fd 2\n"}
+
+
+def test_a_quick_concurrent_call_runs_on_the_thread_that_read_it():
+    reader = threading.get_ident()  # the thread that runs the server reads the first line
+    where = Concurrent("where", lambda args: "reading thread" if threading.get_ident() == reader else "another")
+    transport = ReplayTransport([call(1, "where", {}), call(2, "where", {})])
+    Server("s", "1", [where]).run(transport)
+    assert [m["result"]["content"][0]["text"] for m in transport.messages()] == ["reading thread"] * 2
+
+
+def test_a_cancelled_concurrent_call_is_not_answered_and_later_calls_are():
+    started, released = threading.Event(), threading.Event()
+
+    def held(args: dict[str, Any]) -> str:
+        if args.get("wait"):
+            started.set()
+            released.wait(BOUND)
+        return "done"
+
+    script = [call(7, "held", {"wait": True}), notification("notifications/cancelled", {"requestId": 7}),
+              request(8, "ping"), call(9, "held", {})]
+    # the cancel is read once the call runs, and before the ping whose answer releases the call
+    transport = releasing(Gated, b'"id":8', released)(script, {1: started})
+    Server("s", "1", [Concurrent("held", held)]).run(transport)
+    answers = transport.messages()
+    assert {m["id"] for m in answers} == {8, 9}
+    assert next(m for m in answers if m["id"] == 9)["result"]["content"] == [{"type": "text", "text": "done"}]
+
+
+def test_a_concurrent_call_that_is_not_the_last_of_its_read_still_answers_and_reports_progress():
+    reader = threading.get_ident()
+
+    def step(args: dict[str, Any]) -> str:
+        progress(1, 2, "half")
+        return "reading thread" if threading.get_ident() == reader else "another thread"
+
+    # one read of two calls: the first is not the last line of its read, so it runs on a worker
+    pair = (call(1, "step", {}, _meta={"progressToken": "one"}), call(2, "step", {}))
+    transport = ReplayTransport([request(0, "initialize", {"protocolVersion": "2025-06-18"}), pair])
+    Server("s", "1", [Concurrent("step", step)]).run(transport)
+    out = transport.messages()
+    answers = {m["id"]: m["result"]["content"][0]["text"] for m in out if m.get("id") in (1, 2)}
+    assert answers == {1: "another thread", 2: "reading thread"}
+    (note,) = [m["params"] for m in out if m.get("method") == "notifications/progress"]
+    assert note == {"progressToken": "one", "progress": 1, "total": 2, "message": "half"}
+    assert out.index(next(m for m in out if m.get("method") == "notifications/progress")) < \
+        out.index(next(m for m in out if m.get("id") == 1))
+
+
+def test_a_raising_concurrent_tool_is_an_error_result_and_runs_outside_the_capture_guard():
+    def boom(args: dict[str, Any]) -> str:
+        import os
+
+        os.write(2, b"said on fd 2\n")  # the host's log, not the report: calls overlap, captures cannot
+        raise ValueError("no luck")
+
+    transport = ReplayTransport([call(1, "boom", {})], session_capture=True)
+    Server("s", "1", [Concurrent("boom", boom)]).run(transport)
+    (answer,) = transport.messages()
+    assert answer["result"]["isError"] is True
+    assert answer["result"]["content"][0]["text"] == "tool 'boom' failed: ValueError: no luck"

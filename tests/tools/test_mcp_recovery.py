@@ -7,7 +7,6 @@ The analyzer runs behind testkit/ra_proxy.py, which kills it when it answers a h
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
@@ -38,9 +37,7 @@ def tools(tmp_path, analyzer, monkeypatch):
 
 
 def test_two_deaths_in_a_row_then_a_fresh_analyzer_after_the_cool_down(tools):
-    # the tools are async (the MCP loop awaits them); each call here runs to its answer
-    run = {name: (lambda args, tool=tool: asyncio.run(tool.run(args)))
-           for name, tool in tools.items() if name.startswith("rust_")}
+    run = {name: tool.run for name, tool in tools.items() if name.startswith("rust_")}
     assert not run["rust_update"]({"file": "src/alpha.rs", "content": ALPHA}).is_error
     assert run["rust_type"](AT_ADD).report.startswith("src/lib.rs 10:4:\n  left: u32")
     assert len(launches(tools["launches"])) == 1

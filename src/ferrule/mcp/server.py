@@ -16,7 +16,9 @@ each call is captured on its own (`capture_stderr`). Async tools (an `async def`
 on the async lane (lane.py), concurrently, outside the guard: the read loop goes on meanwhile, so
 pings are answered and `notifications/cancelled` cancels a running async call (which then is not
 answered). A cancellation for a request still queued in the same read suppresses that request; one
-for a sync call that already ran is past cancelling and ignored, as the protocol allows.
+for a sync call that already ran is past cancelling and ignored, as the protocol allows. A concurrent
+tool (a blocking `run`, `concurrent = True`) runs beside the reading (`run_beside`): where its line
+was read, outside the guard, the reading handed on while it runs; a cancelled one is not answered.
 
 Answers wait for the read's single write only behind sync tools that ran quickly last time; before a
 tool that is new or was slow, the answers queued so far are written first, so a quick `ping` is not
@@ -143,6 +145,7 @@ class Server:
         self._lists: tuple[int, bytes, bytes] | None = None
         self._discover = self._discover_result()
         self._pending: list[bytes] = []
+        self._concurrent: dict[Any, bool] = {}  # request id -> cancelled, for the concurrent calls running
         self._last_of_read = True  # the line being handled is the last of its read
         self._read_batch: Callable[[], list[Any] | None] = _no_channel
         self.turns = ReadTurns(self._serve_one, self.beside_limit)
@@ -202,6 +205,7 @@ class Server:
             self.started()
             self.serve_turns()
         except BaseException:  # stopped from outside (a signal's exception): running calls end with it
+            self.interrupted()
             self.turns.stop()  # but the jobs beside the reading are threads: they end and answer
             self.lane.cancel_all()
             raise
@@ -253,6 +257,10 @@ class Server:
     def stopping(self) -> None:
         """Called at the end of input: the async lane drains (its calls answer) and stops."""
         self.lane.close()
+
+    def interrupted(self) -> None:
+        """Called when the run is stopped from outside, before the jobs beside the reading are waited
+        for (a hook: a subclass whose concurrent tools can be cut short does it here)."""
 
     def write(self, lines: list[bytes]) -> None:
         """Write lines to the channel, from either thread; a dead channel ends the loop."""
@@ -372,6 +380,8 @@ class Server:
             target = params.get("requestId")
             if type(target) in _ID_TYPES:
                 self.lane.cancel(target)
+                if target in self._concurrent:
+                    self._concurrent[target] = True
 
     def on_response(self, msg: dict[str, Any]) -> None:
         """A response from the client: this server sends no requests, so it answers nothing and is dropped."""
@@ -494,6 +504,12 @@ class Server:
         if entry.awaitable is not None:
             self.lane.submit(msg_id, self._run_async(msg_id, entry, name, args, reporter, revision, stateless))
             return None
+        if entry.concurrent is not None:
+            job = partial(self._run_concurrent, msg_id, entry.concurrent, name, args, reporter, revision, stateless)
+            self._concurrent[msg_id] = False
+            if not self.run_beside(job):  # not the last line of its read, or too many at once
+                self.lane.submit(msg_id, _in_worker(job))
+            return None
         if reporter is None:
             return self._run_sync(msg_id, plan, name, args, revision, stateless)
         activate(reporter)
@@ -561,12 +577,29 @@ class Server:
         try:
             output = as_output(await entry.awaitable(args))  # type: ignore[misc]
         except (Exception, SystemExit) as exc:
-            log_exception(exc)
-            output = ToolOutput(_failure_text(name, exc), True)
+            output = _failed(name, exc)
         finally:
             if reporter is not None:
                 reporter.close()
         return self._answer(msg_id, name, output, "", revision, stateless)
+
+    def _run_concurrent(
+        self, msg_id: Any, run: Callable[[dict[str, Any]], Any], name: str, args: dict[str, Any],
+        reporter: ProgressReporter | None, revision: str, stateless: bool,
+    ) -> bytes | None:
+        """A concurrent tool's call, beside the reading (no capture: calls overlap); its answer, None
+        when it was cancelled meanwhile."""
+        activate(reporter)
+        try:
+            output = as_output(run(args))
+        except (Exception, SystemExit) as exc:
+            output = _failed(name, exc)
+        finally:
+            if reporter is not None:
+                reporter.close()
+            activate(None)
+            cancelled = self._concurrent.pop(msg_id, False)
+        return None if cancelled else self._answer(msg_id, name, output, "", revision, stateless)
 
     def _answer(
         self, msg_id: Any, name: str, output: ToolOutput | str, stderr: str, revision: str, stateless: bool
@@ -593,8 +626,8 @@ class Server:
             return result_line(msg_id, result)
 
     def _send_progress(self, params: dict[str, Any]) -> None:
-        if threading.current_thread() is threading.main_thread() and self._pending:
-            self._flush()  # answers queued ahead of this call go first
+        if self._pending and threading.current_thread() is threading.main_thread() and self.turns.holder == get_ident():
+            self._flush()  # answers queued ahead of this call go first (the reading's own: not from beside it)
         self.notify("notifications/progress", params)
 
 
@@ -602,11 +635,24 @@ def _no_channel() -> list[Any] | None:
     return None
 
 
+async def _in_worker(job: Callable[[], bytes | None]) -> bytes | None:
+    """A concurrent call that cannot run beside the reading: on a worker thread, awaited on the lane."""
+    import asyncio
+
+    return await asyncio.to_thread(job)
+
+
 def log_exception(exc: BaseException) -> None:
     """The traceback goes to the host's log (stderr), the exception's text into the report."""
     import traceback  # only on failure: it costs start-up time
 
     traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+
+
+def _failed(name: str, exc: BaseException) -> ToolOutput:
+    """A tool's failure: its traceback to the host's log, its text as an error result."""
+    log_exception(exc)
+    return ToolOutput(_failure_text(name, exc), True)
 
 
 def _failure_text(name: str, exc: BaseException) -> str:

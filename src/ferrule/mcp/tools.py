@@ -1,7 +1,10 @@
 """Tools and the registry (docs/MCP.md §3).
 
-A tool is `descriptor()` (name, description, inputSchema) plus `run(args) -> ToolOutput`. The
-registry maps name -> tool; the last registration of a name wins; `descriptors()` are sorted by name.
+A tool is `descriptor()` (name, description, inputSchema) plus `run(args) -> ToolOutput`. A tool
+object whose `run` blocks on work outside the process (a language server, a build) and may be called
+from several threads at once says `concurrent = True`: the server then runs it beside the reading
+(docs/MCP.md §4.4) instead of one call at a time inside the capture guard. The registry maps
+name -> tool; the last registration of a name wins; `descriptors()` are sorted by name.
 Each descriptor is read and checked once, when the tool is registered, and its inputSchema compiled
 into the argument check the server runs before every call. `entry(name)` gives the server what it
 needs per call (`Entry`), computed once per registration.
@@ -31,7 +34,7 @@ class Tool(Protocol):
 class Entry:
     """A registered tool with what a server needs per call, computed once. Read-only for servers."""
 
-    __slots__ = ("tool", "descriptor", "check", "run", "direct", "awaitable")
+    __slots__ = ("tool", "descriptor", "check", "run", "direct", "awaitable", "concurrent")
 
     def __init__(self, tool: Tool, descriptor: dict[str, Any], check: Check) -> None:
         self.tool = tool
@@ -48,6 +51,9 @@ class Entry:
             self.awaitable = tool.awaitable if tool.is_async else None
         elif inspect.iscoroutinefunction(tool.run):
             self.awaitable = tool.run
+        # args -> output, for a blocking tool that may run beside the reading (`concurrent = True`).
+        self.concurrent: Callable[[dict[str, Any]], Any] | None = (
+            tool.run if self.awaitable is None and getattr(tool, "concurrent", False) is True else None)
 
 
 def _checked_descriptor(tool: Any) -> dict[str, Any]:

@@ -43,6 +43,14 @@ class SyncSession:
         task = self._task = self._loop.create_task(coro)
         try:
             return self._loop.run_until_complete(task)
+        except BaseException:
+            if not task.done():  # a signal's exception on this thread: the op is cancelled, as by cancel()
+                task.cancel()
+                try:
+                    self._loop.run_until_complete(task)  # its clean-up runs: a starting analyzer is killed
+                except BaseException:  # noqa: S110 - the interrupt is what the caller must see
+                    pass
+            raise
         finally:
             self._task = None
 

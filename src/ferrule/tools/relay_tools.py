@@ -9,15 +9,14 @@ a model's context, as its report is). A relay error is an
 `isError` result carrying the error's kind and recipe, never a protocol error: the agent reads it and
 acts on it.
 
-The tools are async: the server runs them on its event loop, so `ping` is answered and
-`notifications/cancelled` is honoured while the analyzer works. The relay session itself stays
-blocking and one op at a time (SharedRelay's lock), so each op runs in a worker thread; progress
-reaches the call through the context the thread inherits.
+The tools are concurrent (docs/MCP.md section 4.4): each call runs on the thread that read it, with
+the server's reading handed on while the analyzer works, so `ping` is answered and
+`notifications/cancelled` is honoured meanwhile, and a quick call costs no hop between threads. The
+relay session runs one op at a time (SharedRelay's lock); progress reaches the call on its thread.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -164,6 +163,8 @@ def for_tools(error: FerruleError, tool: str, schema: dict[str, Any]) -> ErrorRe
 class RelayTool:
     """One relay op behind one MCP tool."""
 
+    concurrent = True  # its run blocks on the analyzer, and calls from several threads take turns at the relay
+
     def __init__(
         self,
         descriptor: dict[str, Any],
@@ -184,12 +185,12 @@ class RelayTool:
     def descriptor(self) -> dict[str, Any]:
         return self._descriptor
 
-    async def run(self, args: dict[str, Any]) -> ToolOutput:
+    def run(self, args: dict[str, Any]) -> ToolOutput:
         try:
             params = self._build_params(args)
         except ArgumentError as wrong:
             return argument_error(self.name, self._descriptor["inputSchema"], str(wrong))
-        outcome = await asyncio.to_thread(self.relay.call, self.op, params, progress=progress)
+        outcome = self.relay.call(self.op, params, progress=progress)
         if outcome.error is not None:
             record = for_tools(outcome.error, self.name, self._descriptor["inputSchema"])
             return error_output(record, tool=self.name, retried=outcome.retried, restarted=outcome.restarted)

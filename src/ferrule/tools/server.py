@@ -23,9 +23,21 @@ def build_tools(
     return [*relay_tools(relay), GateTool(root)], relay
 
 
+class RustServer(Server):
+    """The MCP server of the Rust tools: stopped from outside, it cancels the relay op under way
+    instead of waiting for it (a call beside the reading may be minutes of indexing)."""
+
+    def __init__(self, tools: list[Any], relay: SharedRelay) -> None:
+        super().__init__(SERVER_NAME, __version__, ToolSet(tools), instructions=INSTRUCTIONS)
+        self.relay = relay
+
+    def interrupted(self) -> None:
+        self.relay.close()
+
+
 def build_server(root: Path, *, analyzer: str | None = None) -> tuple[Server, SharedRelay]:
     tools, relay = build_tools(root, analyzer=analyzer)
-    return Server(SERVER_NAME, __version__, ToolSet(tools), instructions=INSTRUCTIONS), relay
+    return RustServer(tools, relay), relay
 
 
-__all__ = ["SERVER_NAME", "build_server", "build_tools"]
+__all__ = ["SERVER_NAME", "RustServer", "build_server", "build_tools"]
