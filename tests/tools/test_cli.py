@@ -30,6 +30,22 @@ def ferrule_mcp(*args, cwd=None, stdin=b"", env=None, timeout=120):
                           cwd=cwd, timeout=timeout, env={**os.environ, **(env or {})})
 
 
+def test_the_sigterm_exception_leaves_the_relays_loop_from_a_callback():
+    """The relay's loop may run on the thread SIGTERM interrupts, and asyncio logs and drops most
+    exceptions a callback raises: the server's SIGTERM exception must get out of it."""
+    import asyncio
+
+    from ferrule.tools.cli import Terminated
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.call_soon(lambda: (_ for _ in ()).throw(Terminated(signal.SIGTERM)))  # as the analyzer's output is read
+        with pytest.raises(Terminated):
+            loop.run_until_complete(loop.create_future())  # a wait that only the exception ends
+    finally:
+        loop.close()
+
+
 def test_help_names_the_tools_conventions_and_host_set_up():
     done = ferrule_mcp("--help")
     out = done.stdout.decode()

@@ -129,6 +129,17 @@ def test_close_shuts_the_session_once(tmp_path):
     assert sessions[0].closed == 1 and not relay.started
 
 
+def test_after_a_final_close_no_call_starts_an_analyzer_again(tmp_path):
+    relay, sessions = link(tmp_path, {"version": 1}, {"version": 2})
+    relay.call("update", {"file": "a.rs", "content": ""})
+    relay.close()  # a later call starts afresh
+    assert relay.call("update", {"file": "a.rs", "content": ""}).result == {"version": 2} and len(sessions) == 2
+    relay.close(final=True)  # the server is stopping: calls still on their way start nothing
+    refused = relay.call("update", {"file": "a.rs", "content": ""})
+    assert refused.error.kind == "oracle-crashed" and "shutting down" in refused.error.message
+    assert len(sessions) == 2 and not relay.started
+
+
 def test_start_answers_init_once_and_calls_then_reuse_it(tmp_path):
     relay, sessions = link(tmp_path, {"version": 1})
     started = relay.start()

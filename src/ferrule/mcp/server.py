@@ -145,7 +145,10 @@ class Server:
         self._lists: tuple[int, bytes, bytes] | None = None
         self._discover = self._discover_result()
         self._pending: list[bytes] = []
-        self._concurrent: dict[Any, bool] = {}  # request id -> cancelled, for the concurrent calls running
+        # request id -> [cancelled], for the concurrent calls running: a cancel flips the cell it finds,
+        # so one that comes as the call ends never leaves an entry behind
+        self._concurrent: dict[Any, list[bool]] = {}
+        self._lane_in_read = False  # a concurrent call of this read went to the lane: the later ones follow it
         self._last_of_read = True  # the line being handled is the last of its read
         self._read_batch: Callable[[], list[Any] | None] = _no_channel
         self.turns = ReadTurns(self._serve_one, self.beside_limit)
@@ -205,9 +208,11 @@ class Server:
             self.started()
             self.serve_turns()
         except BaseException:  # stopped from outside (a signal's exception): running calls end with it
-            self.interrupted()
-            self.turns.stop()  # but the jobs beside the reading are threads: they end and answer
-            self.lane.cancel_all()
+            try:
+                self.interrupted()  # a subclass cuts short what its concurrent calls wait for
+            finally:
+                self.lane.cancel_all()
+                self.turns.stop()  # the jobs beside the reading are threads: they end (and answer, unless cut short)
             raise
         finally:
             try:
@@ -224,8 +229,8 @@ class Server:
 
     def _serve_one(self) -> bool:
         """One read and its answers (in one write); False once the channel ended. Run by whichever
-        thread holds the reading turn (turns.py): `_pending` and `_last_of_read` are that thread's
-        while it holds it."""
+        thread holds the reading turn (turns.py): `_pending`, `_last_of_read` and `_lane_in_read` are
+        that thread's while it holds it."""
         try:
             batch = self._read_batch()
         except ChannelClosed:
@@ -233,6 +238,7 @@ class Server:
         if batch is None or self.turns.ended:  # a read that ends after a stop is not served
             return False
         self._pending = []
+        self._lane_in_read = False
         if len(batch) == 1:  # lockstep calls: one line per read, served here
             msg, line = _decode(batch[0], self.max_line)
             self._last_of_read = True
@@ -380,8 +386,9 @@ class Server:
             target = params.get("requestId")
             if type(target) in _ID_TYPES:
                 self.lane.cancel(target)
-                if target in self._concurrent:
-                    self._concurrent[target] = True
+                cell = self._concurrent.get(target)
+                if cell is not None:
+                    cell[0] = True
 
     def on_response(self, msg: dict[str, Any]) -> None:
         """A response from the client: this server sends no requests, so it answers nothing and is dropped."""
@@ -506,8 +513,11 @@ class Server:
             return None
         if entry.concurrent is not None:
             job = partial(self._run_concurrent, msg_id, entry.concurrent, name, args, reporter, revision, stateless)
-            self._concurrent[msg_id] = False
-            if not self.run_beside(job):  # not the last line of its read, or too many at once
+            self._concurrent[msg_id] = [False]
+            # beside the reading when it is the last line of its read and no earlier one of the read
+            # went to the lane (it would overtake that one); else on a worker, after the earlier ones
+            if self._lane_in_read or not self.run_beside(job):
+                self._lane_in_read = True
                 self.lane.submit(msg_id, _in_worker(job))
             return None
         if reporter is None:
@@ -598,7 +608,7 @@ class Server:
             if reporter is not None:
                 reporter.close()
             activate(None)
-            cancelled = self._concurrent.pop(msg_id, False)
+            cancelled = self._concurrent.pop(msg_id, [False])[0]
         return None if cancelled else self._answer(msg_id, name, output, "", revision, stateless)
 
     def _answer(
@@ -626,7 +636,7 @@ class Server:
             return result_line(msg_id, result)
 
     def _send_progress(self, params: dict[str, Any]) -> None:
-        if self._pending and threading.current_thread() is threading.main_thread() and self.turns.holder == get_ident():
+        if self._pending and self.turns.holder == get_ident():
             self._flush()  # answers queued ahead of this call go first (the reading's own: not from beside it)
         self.notify("notifications/progress", params)
 

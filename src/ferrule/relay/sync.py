@@ -44,10 +44,11 @@ class SyncSession:
         try:
             return self._loop.run_until_complete(task)
         except BaseException:
-            if not task.done():  # a signal's exception on this thread: the op is cancelled, as by cancel()
-                task.cancel()
+            if not task.done():  # a signal's exception on this thread: the op ends as by cancel() and its
+                if not self._closed:  # clean-up runs (a starting analyzer is killed); a shutdown, never cut
+                    task.cancel()  # short, runs on to its end (its kill is the backstop)
                 try:
-                    self._loop.run_until_complete(task)  # its clean-up runs: a starting analyzer is killed
+                    self._loop.run_until_complete(task)
                 except BaseException:  # noqa: S110 - the interrupt is what the caller must see
                     pass
             raise

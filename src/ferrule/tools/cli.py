@@ -46,9 +46,12 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
     return run
 
 
-class Terminated(BaseException):
+class Terminated(KeyboardInterrupt):
     """SIGTERM. Not a SystemExit: the server turns an exit inside a running tool into that tool's
-    failure and serves on, while a terminated server must stop wherever it is."""
+    failure and serves on, while a terminated server must stop wherever it is. A KeyboardInterrupt:
+    asyncio lets that one out of a callback or a task of the relay's loop (any other BaseException it
+    logs or keeps in the task), so a SIGTERM that lands while the loop handles the analyzer's output
+    still stops the server."""
 
 
 def _stop_on_sigterm() -> None:

@@ -84,6 +84,7 @@ class SharedRelay:
         self._session: RelayCaller | None = None
         self._in_use: RelayCaller | None = None  # the session a call runs on now, a starting one too
         self._closing = False
+        self._shut = False  # closed for good: the server is stopping
         self._starts_seen = 0  # the session's analyzer starts when the last call ended
         self._lock = threading.Lock()
         self._reporter: SendProgress | None = None
@@ -148,7 +149,7 @@ class SharedRelay:
         return dict(self.init_result or {})
 
     def _ensure(self) -> RelayCaller:
-        if self._closing:
+        if self._closing or self._shut:
             raise OracleCrashed("the server is shutting down", "start the server again")
         if self._session is None:
             session = self._in_use = self._factory(self.root, analyzer=self.analyzer, on_progress=self._on_progress)
@@ -188,10 +189,12 @@ class SharedRelay:
         except Exception:  # a progress note must never fail the op it reports on
             pass
 
-    def close(self) -> None:
+    def close(self, *, final: bool = False) -> None:
         """Shut the analyzer down (LSP shutdown/exit, kill as the backstop); safe to call twice. A call
         running on another thread is cancelled, and its end waited for (a cancelled op kills what it
-        started: cargo's compilers, an analyzer still starting)."""
+        started: cargo's compilers, an analyzer still starting). `final`: no later call starts one again
+        (the server is stopping)."""
+        self._shut = self._shut or final
         self._closing = True  # until closed: a cancelled call neither retries nor starts an analyzer
         try:
             while not self._lock.acquire(timeout=0.05):  # a call runs (or is just starting one): cancel it

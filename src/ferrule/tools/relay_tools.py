@@ -9,10 +9,11 @@ a model's context, as its report is). A relay error is an
 `isError` result carrying the error's kind and recipe, never a protocol error: the agent reads it and
 acts on it.
 
-The tools are concurrent (docs/MCP.md section 4.4): each call runs on the thread that read it, with
-the server's reading handed on while the analyzer works, so `ping` is answered and
+The tools are concurrent (docs/MCP.md section 4.4): a call that ends its read runs on the thread that
+read it, with the server's reading handed on while the analyzer works, so `ping` is answered and
 `notifications/cancelled` is honoured meanwhile, and a quick call costs no hop between threads. The
-relay session runs one op at a time (SharedRelay's lock); progress reaches the call on its thread.
+relay session runs one op at a time (SharedRelay's lock); the call's progress reporter is the one
+active on its thread.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ class RustServer(Server):
         self.relay = relay
 
     def interrupted(self) -> None:
-        self.relay.close()
+        self.relay.close(final=True)
 
 
 def build_server(root: Path, *, analyzer: str | None = None) -> tuple[Server, SharedRelay]:
