@@ -44,9 +44,12 @@ class SyncSession:
         try:
             return self._loop.run_until_complete(task)
         except BaseException:
-            if not task.done():  # a signal's exception on this thread: the op ends as by cancel() and its
-                if not self._closed:  # clean-up runs (a starting analyzer is killed); a shutdown, never cut
-                    task.cancel()  # short, runs on to its end (its kill is the backstop)
+            # A signal's exception raised on this thread while the op waits: the op ends as by cancel()
+            # and its clean-up runs (a starting analyzer is killed); a shutdown is never cut short but
+            # runs on to its end (its kill is the backstop).
+            if not task.done():
+                if not self._closed:
+                    task.cancel()
                 try:
                     self._loop.run_until_complete(task)
                 except BaseException:  # noqa: S110 - the interrupt is what the caller must see
