@@ -11,7 +11,7 @@ import time
 import pytest
 from mcp_types import methods as wire_types
 
-from ferrule.mcp import ReplayTransport, Server, progress, tool
+from ferrule.mcp import ReplayTransport, Server, current_progress, progress, tool
 from testkit.mcp import call, notification, replay, request
 
 
@@ -58,11 +58,12 @@ call_over = threading.Event()  # set by the test once the server has answered th
 
 @tool
 def lingering() -> str:
-    """Starts a thread that reports progress after the call returned."""
+    """Starts a thread that reports progress, bound to the call, after the call returned."""
+    report = current_progress()
 
     def later() -> None:
         call_over.wait(10)
-        late.append(progress(99, 100, "too late"))
+        late.append(report(99, 100, "too late"))
 
     progress(1, 100)
     lingerers.append(threading.Thread(target=later))
@@ -180,6 +181,26 @@ def test_progress_without_a_token_sends_nothing(server):
     assert [m["id"] for m in out] == [1, 2]
     assert text_of(out[0]) == "dropped,dropped,dropped,dropped"
     assert progress(1) is False  # outside any call
+
+
+@tool
+def delegating() -> str:
+    """Reports from a thread of its own, which the call's context does not reach."""
+    sent: list[bool] = []
+    report = current_progress()
+    worker = threading.Thread(target=lambda: sent.extend([progress(1, 2, "unbound"), report(2, 2, "bound")]))
+    worker.start()
+    worker.join()
+    return ",".join("sent" if s else "dropped" for s in sent)
+
+
+def test_a_thread_the_tool_starts_reports_through_the_calls_bound_progress():
+    transport = ReplayTransport([call(1, "delegating", _meta={"progressToken": "t"})])
+    Server("s", "1", [delegating]).run(transport)
+    note, answer = transport.messages()
+    assert note["params"] == {"progressToken": "t", "progress": 2, "total": 2, "message": "bound"}
+    assert text_of(answer) == "dropped,sent"
+    assert current_progress()(3) is False  # outside any call
 
 
 def test_nothing_follows_the_final_response(server):

@@ -81,7 +81,7 @@ def test_five_calls_that_wait_for_each_other_all_complete():
     assert {a["result"]["content"][0]["text"] for a in answers} == {"met"}
 
 
-@pytest.mark.parametrize("kind", ["async", "concurrent"])
+@pytest.mark.parametrize("kind", ["async", "concurrent", "concurrent function"])
 def test_ping_is_answered_while_a_tool_that_is_not_sync_runs(kind):
     released = threading.Event()  # set once the ping's answer is out: the tool may finish
 
@@ -95,6 +95,13 @@ def test_ping_is_answered_while_a_tool_that_is_not_sync_runs(kind):
 
     if kind == "concurrent":
         hold = Concurrent("hold", lambda args: said(released.wait(BOUND)))
+    elif kind == "concurrent function":
+        @tool(name="hold", concurrent=True)
+        def holding() -> str:
+            """Blocks until the ping was answered."""
+            return said(released.wait(BOUND))
+
+        hold = holding
     transport = releasing(ReplayTransport, b'"id":2', released)([call(1, "hold", {}), request(2, "ping")])
     Server("s", "1", [hold]).run(transport)
     assert transport.messages() == [
@@ -246,15 +253,25 @@ def test_concurrent_calls_in_one_read_run_on_workers_in_order_and_report_progres
         out.index(next(m for m in out if m.get("id") == 1))
 
 
-def test_a_raising_concurrent_tool_is_an_error_result_and_runs_outside_the_capture_guard():
+@pytest.mark.parametrize("form", ["object", "function"])
+def test_a_raising_concurrent_tool_is_an_error_result_and_runs_outside_the_capture_guard(form):
     def boom(args: dict[str, Any]) -> str:
         import os
 
         os.write(2, b"said on fd 2\n")  # the host's log, not the report: calls overlap, captures cannot
         raise ValueError("no luck")
 
+    mounted = Concurrent("boom", boom) if form == "object" else tool(lambda: boom({}), name="boom", concurrent=True)
     transport = ReplayTransport([call(1, "boom", {})], session_capture=True)
-    Server("s", "1", [Concurrent("boom", boom)]).run(transport)
+    Server("s", "1", [mounted]).run(transport)
     (answer,) = transport.messages()
     assert answer["result"]["isError"] is True
     assert answer["result"]["content"][0]["text"] == "tool 'boom' failed: ValueError: no luck"
+
+
+def test_an_async_function_cannot_be_declared_concurrent():
+    async def waits() -> str:
+        return "never"
+
+    with pytest.raises(TypeError, match="'waits': `concurrent` is for blocking functions"):
+        tool(waits, concurrent=True)

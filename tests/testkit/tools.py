@@ -7,6 +7,7 @@ helpers find the server and its analyzer in /proc.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import shutil
 import sys
@@ -33,6 +34,9 @@ class ScriptedSession:
         self.closed = 0
         self.cancelled = threading.Event()  # set by `cancel`, from the closing thread
         self.analyzer_starts = 1  # its init's; a scripted callable may add respawns
+        # The real session reads the analyzer's output in a task made as it starts, which keeps the
+        # context of the call that started it: `from_reader` reports progress from there.
+        self.reader = contextvars.copy_context()
 
     def call(self, op, params):
         self.calls.append((op, params))
@@ -42,6 +46,9 @@ class ScriptedSession:
         if isinstance(item, Exception):
             raise item
         return item
+
+    def from_reader(self, message, percentage=None):
+        self.reader.run(self.on_progress, message, percentage)
 
     def cancel(self):
         self.cancelled.set()

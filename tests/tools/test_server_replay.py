@@ -139,6 +139,20 @@ def test_indexing_progress_goes_out_with_the_callers_token_before_the_answer(tmp
     assert answers[1]["result"]["isError"] is False and answers[2]["result"]["isError"] is False
 
 
+def test_progress_read_during_a_later_call_goes_out_with_that_calls_token(tmp_path):
+    # the first call started the analyzer; the second finds it indexing again (a respawn, a reload)
+    def indexing(session):
+        session.from_reader("Indexing: 3/24 (core)", 12)
+        return {"display": "u8"}
+
+    at = {"file": "a.rs", "line": 1, "character": 0}
+    answers, notes, _ = serve(tmp_path, [call(1, "rust_type", at, token="t1"), call(2, "rust_type", at, token="t2")],
+                              {"display": "u8"}, indexing)
+    progress = [n["params"] for n in notes if n["method"] == "notifications/progress"]
+    assert progress == [{"progressToken": "t2", "progress": 1, "message": "rust-analyzer: Indexing: 3/24 (core) (12%)"}]
+    assert answers[2]["result"]["isError"] is False
+
+
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [

@@ -8,7 +8,9 @@
 A function may return a str (the report), a ToolOutput, a dict (sent as structured content, with its
 JSON as the report), None (an empty report) or any other JSON value (its JSON is the report). What it
 raises becomes an `isError` result carrying the exception's text. `async def` functions work too: the
-server runs them concurrently on its event loop (`awaitable(args)`), outside the capture guard.
+server runs them concurrently on its event loop (`awaitable(args)`), outside the capture guard. A sync
+function whose work waits outside the process and may run on several threads at once says
+`@tool(concurrent=True)` (docs/MCP.md section 4.4).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ class FunctionTool:
     """A Tool made from a function; calling it still calls the function."""
 
     def __init__(
-        self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+        self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
+        concurrent: bool = False,
     ) -> None:
         summary, param_docs = split_docstring(fn.__doc__)
         schema = function_schema(fn, param_docs)
@@ -40,6 +43,10 @@ class FunctionTool:
             "inputSchema": schema,
         }
         self.is_async = inspect.iscoroutinefunction(fn)
+        if concurrent and self.is_async:
+            raise TypeError(f"tool {self.name!r}: `concurrent` is for blocking functions; an async one runs "
+                            "concurrently on the server's loop already")
+        self.concurrent = concurrent
         functools.update_wrapper(self, fn)
 
     def descriptor(self) -> dict[str, Any]:
@@ -77,9 +84,10 @@ class FunctionTool:
 
 
 def tool(
-    fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None
+    fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
+    concurrent: bool = False,
 ) -> Any:
-    """Make a Tool of a typed function: `@tool` or `@tool(name=..., description=...)`."""
+    """Make a Tool of a typed function: `@tool` or `@tool(name=..., description=..., concurrent=...)`."""
     if fn is not None:
-        return FunctionTool(fn, name=name, description=description)
-    return lambda f: FunctionTool(f, name=name, description=description)
+        return FunctionTool(fn, name=name, description=description, concurrent=concurrent)
+    return lambda f: FunctionTool(f, name=name, description=description, concurrent=concurrent)

@@ -2,12 +2,12 @@
 
 A tool is `descriptor()` (name, description, inputSchema) plus `run(args) -> ToolOutput`. A tool
 object whose `run` blocks on work outside the process (a language server, a build) and may be called
-from several threads at once says `concurrent = True`: the server then runs it beside the reading
-(docs/MCP.md §4.4) instead of one call at a time inside the capture guard. The registry maps
-name -> tool; the last registration of a name wins; `descriptors()` are sorted by name.
-Each descriptor is read and checked once, when the tool is registered, and its inputSchema compiled
-into the argument check the server runs before every call. `entry(name)` gives the server what it
-needs per call (`Entry`), computed once per registration.
+from several threads at once says `concurrent = True` (a function: `@tool(concurrent=True)`): the
+server then runs it beside the reading (docs/MCP.md §4.4) instead of one call at a time inside the
+capture guard. The registry maps name -> tool; the last registration of a name wins; `descriptors()`
+are sorted by name. Each descriptor is read and checked once, when the tool is registered, and its
+inputSchema compiled into the argument check the server runs before every call. `entry(name)` gives
+the server what it needs per call (`Entry`), computed once per registration.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Entry:
             self.awaitable = tool.run
         # args -> output, for a blocking tool that may run beside the reading (`concurrent = True`).
         self.concurrent: Callable[[dict[str, Any]], Any] | None = (
-            tool.run if self.awaitable is None and getattr(tool, "concurrent", False) is True else None)
+            self.run if self.awaitable is None and getattr(tool, "concurrent", False) is True else None)
 
 
 def _checked_descriptor(tool: Any) -> dict[str, Any]:

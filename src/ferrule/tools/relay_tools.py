@@ -12,8 +12,9 @@ acts on it.
 The tools are concurrent (docs/MCP.md section 4.4): a call that ends its read runs on the thread that
 read it, with the server's reading handed on while the analyzer works, so `ping` is answered and
 `notifications/cancelled` is honoured meanwhile, and a quick call costs no hop between threads. The
-relay session runs one op at a time (SharedRelay's lock); the call's progress reporter is the one
-active on its thread.
+relay session runs one op at a time (SharedRelay's lock). Each call hands the relay its own progress,
+bound as it begins: the analyzer's output (its indexing progress) is read by a task made during the
+call that started the analyzer, in that call's context, not the context of the call it reports to.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ferrule.mcp import ToolOutput, progress
+from ferrule.mcp import ToolOutput, current_progress
 from ferrule.project import ErrorRecord, FerruleError, OpTimeout
 from ferrule.relay.digest import compact
 from ferrule.relay.documents import MISSING_FILE_RECIPE
@@ -191,7 +192,7 @@ class RelayTool:
             params = self._build_params(args)
         except ArgumentError as wrong:
             return argument_error(self.name, self._descriptor["inputSchema"], str(wrong))
-        outcome = self.relay.call(self.op, params, progress=progress)
+        outcome = self.relay.call(self.op, params, progress=current_progress())
         if outcome.error is not None:
             record = for_tools(outcome.error, self.name, self._descriptor["inputSchema"])
             return error_output(record, tool=self.name, retried=outcome.retried, restarted=outcome.restarted)
