@@ -5,6 +5,7 @@ Run as a script; `SAMPLE_MAX_LINE` and `SAMPLE_STDERR_LIMIT` set the server's bo
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -66,6 +67,19 @@ def steps(count: int) -> str:
 def weather(city: str) -> dict:
     """Structured output."""
     return {"city": city, "tempC": 21.5}
+
+
+@tools.tool
+async def hold(marker: str = "") -> str:
+    """Reports progress once, then waits to be cancelled; a cancelled call leaves `<marker>.cancelled`."""
+    progress(1, None, "holding")
+    try:
+        await asyncio.sleep(60)
+    except asyncio.CancelledError:
+        if marker:
+            open(marker + ".cancelled", "w").close()
+        raise
+    return "never cancelled"
 
 
 @tools.tool
