@@ -66,7 +66,9 @@ def main() -> int:
         work = Path(tmp)
         python = make_venv(args.wheel, work / "venv") if args.wheel else sys.executable
         check_installed(python, source, args.require_extensions)
-        shutil.copytree(source / "tests", work / "suite" / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+        # the TypeScript clients are installed afresh there: a copy would turn their links into files
+        shutil.copytree(source / "tests", work / "suite" / "tests",
+                        ignore=shutil.ignore_patterns("__pycache__", "node_modules", "node_modules.lock", ".npm"))
         # what the tests read besides themselves: the demo crate, the fuzz targets, the soak driver, the
         # documents whose tables and sections the code is checked against
         for folder in ("examples", "fuzz", "bench", "docs"):

@@ -74,7 +74,7 @@ async def hold(marker: str = "") -> str:
     """Reports progress once, then waits to be cancelled; a cancelled call leaves `<marker>.cancelled`."""
     progress(1, None, "holding")
     try:
-        await asyncio.sleep(60)
+        await asyncio.Event().wait()
     except asyncio.CancelledError:
         if marker:
             open(marker + ".cancelled", "w").close()

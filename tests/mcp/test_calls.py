@@ -11,7 +11,7 @@ import time
 import pytest
 from mcp_types import methods as wire_types
 
-from ferrule.mcp import ReplayTransport, Server, current_progress, progress, tool
+from ferrule.mcp import ReplayTransport, Server, bound_progress, progress, tool
 from testkit.mcp import call, notification, replay, request
 
 
@@ -59,7 +59,7 @@ call_over = threading.Event()  # set by the test once the server has answered th
 @tool
 def lingering() -> str:
     """Starts a thread that reports progress, bound to the call, after the call returned."""
-    report = current_progress()
+    report = bound_progress()
 
     def later() -> None:
         call_over.wait(10)
@@ -187,7 +187,7 @@ def test_progress_without_a_token_sends_nothing(server):
 def delegating() -> str:
     """Reports from a thread of its own, which the call's context does not reach."""
     sent: list[bool] = []
-    report = current_progress()
+    report = bound_progress()
     worker = threading.Thread(target=lambda: sent.extend([progress(1, 2, "unbound"), report(2, 2, "bound")]))
     worker.start()
     worker.join()
@@ -200,7 +200,7 @@ def test_a_thread_the_tool_starts_reports_through_the_calls_bound_progress():
     note, answer = transport.messages()
     assert note["params"] == {"progressToken": "t", "progress": 2, "total": 2, "message": "bound"}
     assert text_of(answer) == "dropped,sent"
-    assert current_progress()(3) is False  # outside any call
+    assert bound_progress()(3) is False  # outside any call
 
 
 def test_nothing_follows_the_final_response(server):

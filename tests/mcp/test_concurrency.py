@@ -261,17 +261,21 @@ def test_a_raising_concurrent_tool_is_an_error_result_and_runs_outside_the_captu
         os.write(2, b"said on fd 2\n")  # the host's log, not the report: calls overlap, captures cannot
         raise ValueError("no luck")
 
-    mounted = Concurrent("boom", boom) if form == "object" else tool(lambda: boom({}), name="boom", concurrent=True)
+    server = Server("s", "1", [Concurrent("boom", boom)] if form == "object" else [])
+    if form == "function":  # the option passes through the server's own decorator
+        server.tool(name="boom", concurrent=True)(lambda: boom({}))
     transport = ReplayTransport([call(1, "boom", {})], session_capture=True)
-    Server("s", "1", [mounted]).run(transport)
+    server.run(transport)
     (answer,) = transport.messages()
     assert answer["result"]["isError"] is True
     assert answer["result"]["content"][0]["text"] == "tool 'boom' failed: ValueError: no luck"
 
 
-def test_an_async_function_cannot_be_declared_concurrent():
+def test_an_async_function_cannot_be_declared_concurrent_nor_anything_but_a_bool():
     async def waits() -> str:
         return "never"
 
     with pytest.raises(TypeError, match="'waits': `concurrent` is for blocking functions"):
         tool(waits, concurrent=True)
+    with pytest.raises(TypeError, match="`concurrent` is True or False, got 1"):
+        tool(lambda: None, concurrent=1)

@@ -4,7 +4,6 @@ mode the client offers: `legacy` (initialize handshake), `auto` (server/discover
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -15,16 +14,14 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from mcp import ClientSession
-from testkit.mcp import EXAMPLE_SERVER, SAMPLE_SERVER
+from testkit.mcp import EXAMPLE_SERVER, SAMPLE_SERVER, child_env
 from testkit.twins import Twin
 
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
 
 
 def server_params(twin: Twin | None, script: Path = SAMPLE_SERVER) -> StdioServerParameters:
-    env = twin.env() if twin else dict(os.environ)  # no twin: the one a user's environment selects
-    keep = {k: env[k] for k in ("PATH", "HOME", "FERRULE_NO_EXTENSIONS", "PYTHONPATH") if k in env}
-    return StdioServerParameters(command=sys.executable, args=[str(script)], env=keep)
+    return StdioServerParameters(command=sys.executable, args=[str(script)], env=child_env(twin))
 
 
 def run_session(twin: Twin | None, mode: str, body, tmp_path: Path, script: Path = SAMPLE_SERVER):

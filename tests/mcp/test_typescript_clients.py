@@ -1,7 +1,7 @@
 """The official TypeScript clients against ferrule.mcp servers and `ferrule run` over stdio: SDK v1
 (@modelcontextprotocol/sdk, the 2025 handshake), SDK v2 (@modelcontextprotocol/client) in each mode it
 offers (the handshake; server/discover, then the 2026-07-28 era here; a pinned 2026-07-28), and the MCP
-Inspector's CLI. Both clients check `structuredContent` against a tool's `outputSchema` themselves.
+Inspector's CLI.
 
 Progress is checked on calls that go on after it: both clients drop a notification that arrives in the
 same read as its call's response (they handle the response first; typescript-sdk issue 2580), which
@@ -10,36 +10,21 @@ no server can prevent."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-from pathlib import Path
 
 import pytest
 
-from testkit.mcp import SAMPLE_SERVER
+from testkit.dropin import ferrule_command
+from testkit.mcp import EXAMPLE_DROPIN, SAMPLE_SERVER, child_env
 from testkit.node_clients import inspector, run_client
-from testkit.twins import Twin
 from testkit.waiting import wait_for
 
-REPO = Path(__file__).resolve().parents[2]
-DROPIN_APP = REPO / "examples" / "sdk_server_dropin.py"
 CLIENTS = {  # id: (sdk, mode, the revision it must end up speaking)
     "v1": ("v1", "legacy", "2025-11-25"),
     "v2-legacy": ("v2", "legacy", "2025-11-25"),
     "v2-auto": ("v2", "auto", "2026-07-28"),
     "v2-2026-07-28": ("v2", "2026-07-28", "2026-07-28"),
 }
-
-
-def server_env(twin: Twin | None) -> dict[str, str]:
-    env = twin.env() if twin else dict(os.environ)
-    return {k: env[k] for k in ("PATH", "HOME", "FERRULE_NO_EXTENSIONS", "PYTHONPATH") if k in env}
-
-
-def ferrule_command() -> str:
-    found = shutil.which("ferrule", path=str(Path(sys.executable).parent))
-    assert found, "the ferrule command is installed beside the interpreter"
-    return found
 
 
 @pytest.mark.parametrize("client", list(CLIENTS))
@@ -58,7 +43,7 @@ def test_typescript_client_in_each_mode(twin, client, tmp_path):
     if revision != "2026-07-28":
         steps.append({"ping": True})  # the 2026-07-28 era has no ping: its client refuses to send one
     connected, listed, echoed, wrong, exploded, weather, held, after, *pinged = run_client(
-        sdk, mode, [sys.executable, str(SAMPLE_SERVER)], steps, server_env(twin))
+        sdk, mode, [sys.executable, str(SAMPLE_SERVER)], steps, child_env(twin))
 
     assert connected["server"] == {"name": "sample", "version": "0.1"}
     assert connected["instructions"] == "A server for tests."
@@ -95,18 +80,22 @@ def test_an_sdk_app_answers_the_typescript_client_alike_under_ferrule_run_and_it
     ]
     if revision != "2026-07-28":
         steps.append({"ping": True})
-    env = server_env(None)
-    own = run_client(sdk, mode, [sys.executable, str(DROPIN_APP)], steps, env)
-    ours = run_client(sdk, mode, [ferrule_command(), "run", str(DROPIN_APP)], steps, env)
+    env = child_env(None)
+    own = run_client(sdk, mode, [sys.executable, str(EXAMPLE_DROPIN)], steps, env)
+    ours = run_client(sdk, mode, ferrule_command(str(EXAMPLE_DROPIN)), steps, env)
+    # the app's last progress note comes 0.1 s before its answer, which a client may read with it and
+    # drop (typescript-sdk issue 2580): the first two are compared
+    for transcript in (own, ours):
+        transcript[3]["progress"] = transcript[3]["progress"][:2]
     assert ours == own
-    assert [p["message"] for p in ours[3]["progress"]] == ["looking (1/3)", "looking (2/3)", "looking (3/3)"]
+    assert [p["message"] for p in ours[3]["progress"]] == ["looking (1/3)", "looking (2/3)"]
     assert ours[3]["result"]["content"] == [{"type": "text", "text": "x"}]
     assert ours[4]["result"]["isError"] is True
 
 
 def test_the_inspector_cli_lists_and_calls_tools(twin, tmp_path):
     server = [sys.executable, str(SAMPLE_SERVER)]
-    env = server_env(twin)
+    env = child_env(twin)
     listed = inspector(server, "--method", "tools/list", env=env, scratch=tmp_path)
     assert {"echo", "weather", "hold"} <= {tool["name"] for tool in listed["tools"]}
     called = inspector(server, "--method", "tools/call", "--tool-name", "weather", "--tool-arg", "city=Oslo",
@@ -116,8 +105,8 @@ def test_the_inspector_cli_lists_and_calls_tools(twin, tmp_path):
 
 
 def test_the_inspector_cli_sees_an_sdk_app_alike_under_ferrule_run_and_its_own_stdio(tmp_path):
-    env = server_env(None)
+    env = child_env(None)
     request = ("--method", "tools/call", "--tool-name", "remember", "--tool-arg", "key=a", "text=x")
-    own = inspector([sys.executable, str(DROPIN_APP)], *request, env=env, scratch=tmp_path)
-    ours = inspector([ferrule_command(), "run", str(DROPIN_APP)], *request, env=env, scratch=tmp_path)
+    own = inspector([sys.executable, str(EXAMPLE_DROPIN)], *request, env=env, scratch=tmp_path)
+    ours = inspector(ferrule_command(str(EXAMPLE_DROPIN)), *request, env=env, scratch=tmp_path)
     assert ours == own and ours["content"] == [{"type": "text", "text": "noted a"}]

@@ -18,11 +18,19 @@ from ferrule.mcp import ReplayTransport, Server
 HERE = Path(__file__).resolve().parent
 SAMPLE_SERVER = HERE.parent / "mcp" / "sample_server.py"
 EXAMPLE_SERVER = HERE.parents[1] / "examples" / "echo_server.py"
+EXAMPLE_DROPIN = HERE.parents[1] / "examples" / "sdk_server_dropin.py"  # an official-SDK app, for `ferrule run`
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "0"},
 }
+
+
+def child_env(twin: Any = None) -> dict[str, str]:
+    """The environment of a server a client starts: on `twin` (a testkit.twins.Twin; None: the one the
+    user's environment selects), with what finds Python and the package and nothing else."""
+    env = twin.env() if twin else dict(os.environ)
+    return {k: env[k] for k in ("PATH", "HOME", "FERRULE_NO_EXTENSIONS", "PYTHONPATH") if k in env}
 
 
 def request(msg_id: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from .errors import (
 )
 from .function import FunctionTool, tool
 from .output import ToolOutput
-from .progress import current_progress, progress
+from .progress import bound_progress, progress
 from .schema import SchemaError
 from .server import Server
 from .tools import Tool, ToolSet
@@ -68,7 +68,7 @@ __all__ = [
     "ToolSet",
     "Transport",
     "UnsupportedProtocolVersion",
-    "current_progress",
+    "bound_progress",
     "progress",
     "serve",
     "tool",

@@ -31,7 +31,7 @@ class FunctionTool:
 
     def __init__(
         self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
-        concurrent: bool = False,
+        concurrent: bool | None = None,
     ) -> None:
         summary, param_docs = split_docstring(fn.__doc__)
         schema = function_schema(fn, param_docs)
@@ -43,10 +43,13 @@ class FunctionTool:
             "inputSchema": schema,
         }
         self.is_async = inspect.iscoroutinefunction(fn)
-        if concurrent and self.is_async:
-            raise TypeError(f"tool {self.name!r}: `concurrent` is for blocking functions; an async one runs "
-                            "concurrently on the server's loop already")
-        self.concurrent = concurrent
+        if concurrent is not None:  # else a subclass's class attribute, if any, says it
+            if type(concurrent) is not bool:
+                raise TypeError(f"tool {self.name!r}: `concurrent` is True or False, got {concurrent!r}")
+            if concurrent and self.is_async:
+                raise TypeError(f"tool {self.name!r}: `concurrent` is for blocking functions; an async one "
+                                "runs concurrently on the server's loop already")
+            self.concurrent = concurrent
         functools.update_wrapper(self, fn)
 
     def descriptor(self) -> dict[str, Any]:
@@ -85,7 +88,7 @@ class FunctionTool:
 
 def tool(
     fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
-    concurrent: bool = False,
+    concurrent: bool | None = None,
 ) -> Any:
     """Make a Tool of a typed function: `@tool` or `@tool(name=..., description=..., concurrent=...)`."""
     if fn is not None:

@@ -7,7 +7,7 @@ written the reporter is closed, so nothing for that request follows its response
 (or outside a tool run) `progress` does nothing. The reporter lives in a context variable, so async
 tools running side by side each reach their own; a lock makes calls from a tool's own worker threads
 safe. Work that reports from where the call's context does not reach (a thread started inside the
-tool, a task or callback made before the call) takes `current_progress()` when the call begins: the
+tool, a task or callback made before the call) takes `bound_progress()` when the call begins: the
 call's own `progress`, bound to it.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["ProgressReporter", "current_progress", "progress"]
+__all__ = ["ProgressReporter", "bound_progress", "progress"]
 
 
 class ProgressReporter:
@@ -64,7 +64,7 @@ def progress(done: float, total: float | None = None, message: str | None = None
     return reporter.report(done, total, message)
 
 
-def current_progress() -> Callable[..., bool]:
+def bound_progress() -> Callable[..., bool]:
     """The running call's `progress`, bound to that call wherever it is called from (a no-op outside one)."""
     reporter = _active.get()
     return reporter.report if reporter is not None else _not_reported

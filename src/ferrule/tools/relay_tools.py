@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ferrule.mcp import ToolOutput, current_progress
+from ferrule.mcp import ToolOutput, bound_progress
 from ferrule.project import ErrorRecord, FerruleError, OpTimeout
 from ferrule.relay.digest import compact
 from ferrule.relay.documents import MISSING_FILE_RECIPE
@@ -192,7 +192,7 @@ class RelayTool:
             params = self._build_params(args)
         except ArgumentError as wrong:
             return argument_error(self.name, self._descriptor["inputSchema"], str(wrong))
-        outcome = self.relay.call(self.op, params, progress=current_progress())
+        outcome = self.relay.call(self.op, params, progress=bound_progress())
         if outcome.error is not None:
             record = for_tools(outcome.error, self.name, self._descriptor["inputSchema"])
             return error_output(record, tool=self.name, retried=outcome.retried, restarted=outcome.restarted)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from testkit.dropin import APPS, Peer, ferrule_command
+from testkit.mcp import EXAMPLE_DROPIN
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
@@ -25,7 +26,7 @@ def run(target: str, cwd: Path = APPS, stdin: bytes = b"") -> subprocess.Complet
     ("mcpserver_app", "dropin-mcpserver"),
     ("mcpserver_app:mcp", "dropin-mcpserver"),
     (str(APPS / "fastmcp_app.py") + ":app", "dropin-fastmcp"),
-    (str(APPS.parents[3] / "examples" / "sdk_server_dropin.py"), "notes"),
+    (str(EXAMPLE_DROPIN), "notes"),
 ])
 def test_the_app_is_found_and_served_without_its_main_block(target, name):
     peer = Peer(ferrule_command(target))
