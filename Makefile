@@ -27,16 +27,18 @@ demo: build
 # tests/conftest.py); the whole suite then runs once more with the compiled modules switched off, minus
 # the live analyzer tests, where the C twin's tests (marked c_extension) are deselected.
 # The live run keeps pytest's header, which names the rust-analyzer release and path it drove.
+# Both runs spread the tests over the cores, up to four (each worker starts its own analyzers).
+XDIST := -n auto --maxprocesses=4
 test: build
-	source scripts/rust-env.sh && $(BIN)/python -m pytest
-	FERRULE_NO_EXTENSIONS=1 $(BIN)/python -m pytest -q -m "not live" -p no:randomly --no-c-extensions
+	source scripts/rust-env.sh && $(BIN)/python -m pytest $(XDIST)
+	FERRULE_NO_EXTENSIONS=1 $(BIN)/python -m pytest -q $(XDIST) -m "not live" -p no:randomly --no-c-extensions
 
 # The live analyzer tests once more, against the older rust-analyzer release and its own standard
 # library (`make test` covers the current one): the suite holds on both.
 test-compat: build
 	source scripts/rust-env.sh && echo "test-compat: current release (make test): $$($$RUST_ANALYZER --version) at $$RUST_ANALYZER"
 	source scripts/rust-env-old.sh && echo "test-compat: older release: $$($$RUST_ANALYZER --version) at $$RUST_ANALYZER" \
-	  && $(BIN)/python -m pytest -m live \
+	  && $(BIN)/python -m pytest $(XDIST) -m live \
 	  && echo "test-compat: the live tests passed against $$($$RUST_ANALYZER --version)"
 
 test-fast: build

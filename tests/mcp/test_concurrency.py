@@ -279,3 +279,85 @@ def test_an_async_function_cannot_be_declared_concurrent_nor_anything_but_a_bool
         tool(waits, concurrent=True)
     with pytest.raises(TypeError, match="`concurrent` is True or False, got 1"):
         tool(lambda: None, concurrent=1)
+
+
+class Ordered(Concurrent):
+    """A concurrent tool whose calls run one at a time in the order read (`ordered = True`)."""
+
+    ordered = True
+
+
+class Journal:
+    """What the calls of a tool did, in the order they did it. `step` is the tool's work: call 0 holds
+    until `released`, once it has set `started`."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+        self.started, self.released = threading.Event(), threading.Event()
+
+    def note(self, line: str) -> None:
+        with self._lock:
+            self.lines.append(line)
+
+    def step(self, args: dict[str, Any]) -> str:
+        self.note(f"start {args['n']}")
+        if args["n"] == 0:
+            self.started.set()
+            self.released.wait(BOUND)
+        self.note(f"end {args['n']}")
+        return "done"
+
+
+def test_ordered_calls_in_one_read_run_one_at_a_time_in_the_order_read():
+    journal = Journal()
+
+    def step(args: dict[str, Any]) -> str:
+        journal.note(f"start {args['n']}")
+        threading.Event().wait(0.001)  # a moment of work off the GIL: unordered calls overlap here
+        journal.note(f"end {args['n']}")
+        return str(args["n"])
+
+    # all on workers (none but the last ends its read), where threads race to start them
+    transport = ReplayTransport([tuple(call(n, "step", {"n": n}) for n in range(20))])
+    Server("s", "1", [Ordered("step", step)]).run(transport)
+    assert journal.lines == [f"{what} {n}" for n in range(20) for what in ("start", "end")]
+    assert sorted(m["id"] for m in transport.messages()) == list(range(20))
+
+
+def test_an_ordered_call_read_while_an_earlier_one_runs_waits_for_it():
+    journal = Journal()
+    # call 1 is read (by a follower) while call 0 runs; the ping after it is read once call 1 has
+    # held its reader for 2 ms, and its answer releases call 0
+    script = [call(0, "step", {"n": 0}), call(1, "step", {"n": 1}), request(9, "ping")]
+    transport = releasing(Gated, b'"id":9', journal.released)(script, {1: journal.started})
+    Server("s", "1", [Ordered("step", journal.step)]).run(transport)
+    assert journal.lines == ["start 0", "end 0", "start 1", "end 1"]
+    assert sorted(m["id"] for m in transport.messages()) == [0, 1, 9]
+
+
+@pytest.mark.parametrize("where", ["beside the reading", "on a worker"])
+def test_an_ordered_call_cancelled_while_it_waits_never_runs_and_the_next_one_does(where):
+    journal = Journal()
+    first, waiting = call(0, "step", {"n": 0}), call(1, "step", {"n": 1})
+    # beside: call 1 waits on the thread that read it; on a worker: both calls in one read go to the
+    # lane, and the cancel ends call 1's task there before its turn
+    reads: list[Any] = [first, waiting] if where == "beside the reading" else [(first, waiting)]
+    cancel = notification("notifications/cancelled", {"requestId": 1})
+    script = [*reads, (cancel, request(9, "ping")), call(2, "step", {"n": 2})]
+    gate = 1 if where == "beside the reading" else 0
+    transport = releasing(Gated, b'"id":9', journal.released)(script, {gate + 1: journal.started})
+    Server("s", "1", [Ordered("step", journal.step)]).run(transport)
+    assert journal.lines == ["start 0", "end 0", "start 2", "end 2"]
+    assert sorted(m["id"] for m in transport.messages()) == [0, 2, 9]
+
+
+def test_ordered_is_for_concurrent_functions_and_a_bool():
+    with pytest.raises(TypeError, match="'waits': `ordered` orders concurrent calls; say concurrent=True too"):
+        tool(lambda: None, name="waits", ordered=True)
+    with pytest.raises(TypeError, match="`ordered` is True or False, got 'yes'"):
+        tool(lambda: None, concurrent=True, ordered="yes")
+    server = Server("s", "1")
+    server.tool(name="step", concurrent=True, ordered=True)(lambda: "done")  # passes through the server's decorator
+    entry = server.tools.entry("step")
+    assert entry is not None and entry.ordered is True

@@ -36,6 +36,21 @@ def serve(tmp_path, frames, *script, starts=None):
     return {m["id"]: m for m in messages if "id" in m}, [m for m in messages if "id" not in m], sessions
 
 
+def test_calls_sent_together_reach_the_relay_in_the_order_sent(tmp_path):
+    # one read of edits and checks: each runs on a worker thread, and still the relay sees each check
+    # after the edit before it, as the agent sent them
+    contents = [f"fn f{n}() {{}}" for n in range(6)]
+    pairs = [(call(2 * n + 1, "rust_update", {"file": "src/lib.rs", "content": text}),
+              call(2 * n + 2, "rust_type", {"file": "src/lib.rs", "line": 1, "character": 3}))
+             for n, text in enumerate(contents)]
+    script = [answer for n in range(len(contents)) for answer in ({"version": n + 1}, {"display": "fn", "documentation": ""})]
+    answers, _, sessions = serve(tmp_path, [tuple(frame for pair in pairs for frame in pair)], *script)
+    at = {"file": "src/lib.rs", "position": {"line": 1, "character": 3}}
+    assert sessions[0].calls[1:] == [op for text in contents
+                                     for op in (("update", {"file": "src/lib.rs", "content": text}), ("type", at))]
+    assert sorted(answers) == list(range(2 * len(contents) + 1))
+
+
 def test_initialize_carries_the_instructions_and_tools_list_the_descriptors(tmp_path):
     answers, _, sessions = serve(tmp_path, [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}])
     assert answers[0]["result"]["instructions"] == INSTRUCTIONS

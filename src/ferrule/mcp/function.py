@@ -10,7 +10,8 @@ JSON as the report), None (an empty report) or any other JSON value (its JSON is
 raises becomes an `isError` result carrying the exception's text. `async def` functions work too: the
 server runs them concurrently on its event loop (`awaitable(args)`), outside the capture guard. A sync
 function whose work waits outside the process and may run on several threads at once says
-`@tool(concurrent=True)` (docs/MCP.md section 4.4).
+`@tool(concurrent=True)`; `ordered=True` as well runs such calls one at a time in the order they
+were read (docs/MCP.md section 4.4).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class FunctionTool:
 
     def __init__(
         self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
-        concurrent: bool | None = None,
+        concurrent: bool | None = None, ordered: bool | None = None,
     ) -> None:
         summary, param_docs = split_docstring(fn.__doc__)
         schema = function_schema(fn, param_docs)
@@ -50,6 +51,12 @@ class FunctionTool:
                 raise TypeError(f"tool {self.name!r}: `concurrent` is for blocking functions; an async one "
                                 "runs concurrently on the server's loop already")
             self.concurrent = concurrent
+        if ordered is not None:
+            if type(ordered) is not bool:
+                raise TypeError(f"tool {self.name!r}: `ordered` is True or False, got {ordered!r}")
+            if ordered and getattr(self, "concurrent", False) is not True:
+                raise TypeError(f"tool {self.name!r}: `ordered` orders concurrent calls; say concurrent=True too")
+            self.ordered = ordered
         functools.update_wrapper(self, fn)
 
     def descriptor(self) -> dict[str, Any]:
@@ -88,9 +95,10 @@ class FunctionTool:
 
 def tool(
     fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
-    concurrent: bool | None = None,
+    concurrent: bool | None = None, ordered: bool | None = None,
 ) -> Any:
-    """Make a Tool of a typed function: `@tool` or `@tool(name=..., description=..., concurrent=...)`."""
+    """Make a Tool of a typed function: `@tool` or `@tool(name=..., description=..., concurrent=...,
+    ordered=...)`."""
     if fn is not None:
-        return FunctionTool(fn, name=name, description=description, concurrent=concurrent)
-    return lambda f: FunctionTool(f, name=name, description=description, concurrent=concurrent)
+        return FunctionTool(fn, name=name, description=description, concurrent=concurrent, ordered=ordered)
+    return lambda f: FunctionTool(f, name=name, description=description, concurrent=concurrent, ordered=ordered)

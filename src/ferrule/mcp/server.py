@@ -67,6 +67,7 @@ from .errors import (
     ProtocolError,
 )
 from .lane import AsyncLane
+from .order import CallOrder
 from .output import ToolOutput, as_output
 from .progress import ProgressReporter, activate
 from .tools import Entry, ToolSet
@@ -94,6 +95,7 @@ _QUICK_SECONDS = 0.002  # a sync tool faster than this lets the answers ahead of
 _CAPABILITIES = {"tools": {"listChanged": False}}
 _MODERN = MODERN_REVISIONS[-1]
 _ID_TYPES = frozenset({int, str})  # exactly: a bool is not an id
+_NOT_CANCELLED = (False,)  # the cancel cell of a call that has none (it ended, or it was never concurrent)
 
 
 class _Plan:
@@ -149,6 +151,7 @@ class Server:
         # so one that comes as the call ends never leaves an entry behind
         self._concurrent: dict[Any, list[bool]] = {}
         self._lane_in_read = False  # a concurrent call of this read went to the lane: the later ones follow it
+        self._order = CallOrder()  # the ordered tools' calls, one at a time in the order read
         self._last_of_read = True  # the line being handled is the last of its read
         self._read_batch: Callable[[], list[Any] | None] = _no_channel
         self.turns = ReadTurns(self._serve_one, self.beside_limit)
@@ -512,13 +515,15 @@ class Server:
             self.lane.submit(msg_id, self._run_async(msg_id, entry, name, args, reporter, revision, stateless))
             return None
         if entry.concurrent is not None:
-            job = partial(self._run_concurrent, msg_id, entry.concurrent, name, args, reporter, revision, stateless)
+            ticket = self._order.take() if entry.ordered else None  # taken as read: the wire's order
+            job = partial(self._run_concurrent, msg_id, entry.concurrent, name, args, reporter, revision, stateless,
+                          ticket)
             self._concurrent[msg_id] = [False]
             # beside the reading when it is the last line of its read and no earlier one of the read
             # went to the lane (it would overtake that one); else on a worker, after the earlier ones
             if self._lane_in_read or not self.run_beside(job):
                 self._lane_in_read = True
-                self.lane.submit(msg_id, _in_worker(job))
+                self.lane.submit(msg_id, _in_worker(job), partial(self._settled, msg_id, ticket))
             return None
         if reporter is None:
             return self._run_sync(msg_id, plan, name, args, revision, stateless)
@@ -595,21 +600,37 @@ class Server:
 
     def _run_concurrent(
         self, msg_id: Any, run: Callable[[dict[str, Any]], Any], name: str, args: dict[str, Any],
-        reporter: ProgressReporter | None, revision: str, stateless: bool,
+        reporter: ProgressReporter | None, revision: str, stateless: bool, ticket: int | None = None,
     ) -> bytes | None:
         """A concurrent tool's call, beside the reading (no capture: calls overlap); its answer, None
-        when it was cancelled meanwhile."""
+        when it was cancelled meanwhile. An ordered call (`ticket`) first waits for the calls of
+        ordered tools read before it, and is not run when it was cancelled while it waited."""
+        if ticket is not None and (not self._order.wait(ticket) or self._concurrent.get(msg_id, _NOT_CANCELLED)[0]):
+            self._order.end(ticket)
+            if reporter is not None:
+                reporter.close()
+            self._concurrent.pop(msg_id, None)
+            return None
         activate(reporter)
         try:
             output = as_output(run(args))
         except (Exception, SystemExit) as exc:
             output = _failed(name, exc)
         finally:
+            if ticket is not None:
+                self._order.end(ticket)
             if reporter is not None:
                 reporter.close()
             activate(None)
-            cancelled = self._concurrent.pop(msg_id, [False])[0]
+            cancelled = self._concurrent.pop(msg_id, _NOT_CANCELLED)[0]
         return None if cancelled else self._answer(msg_id, name, output, "", revision, stateless)
+
+    def _settled(self, msg_id: Any, ticket: int | None) -> None:
+        """A concurrent call on the lane is done with, run or not (cancelled before a worker took it):
+        its cancel cell goes, and its ticket, if it never ran, is skipped."""
+        self._concurrent.pop(msg_id, None)
+        if ticket is not None:
+            self._order.give_up(ticket)
 
     def _answer(
         self, msg_id: Any, name: str, output: ToolOutput | str, stderr: str, revision: str, stateless: bool

@@ -12,7 +12,8 @@ acts on it.
 The tools are concurrent (docs/MCP.md section 4.4): a call that ends its read runs on the thread that
 read it, with the server's reading handed on while the analyzer works, so `ping` is answered and
 `notifications/cancelled` is honoured meanwhile, and a quick call costs no hop between threads. The
-relay session runs one op at a time (SharedRelay's lock). Each call hands the relay its own progress,
+relay session runs one op at a time (SharedRelay's lock), and the tools are ordered: their calls reach
+it in the order they were read, whichever threads run them. Each call hands the relay its own progress,
 bound as it begins: the analyzer's output (its indexing progress) is read by a task made during the
 call that started the analyzer, in that call's context, not the context of the call it reports to.
 """
@@ -166,6 +167,7 @@ class RelayTool:
     """One relay op behind one MCP tool."""
 
     concurrent = True  # its run blocks on the analyzer, and calls from several threads take turns at the relay
+    ordered = True  # ... in the order they were read: an edit, then the check of it
 
     def __init__(
         self,
