@@ -27,8 +27,9 @@ demo: build
 # tests/conftest.py); the whole suite then runs once more with the compiled modules switched off, minus
 # the live analyzer tests, where the C twin's tests (marked c_extension) are deselected.
 # The live run keeps pytest's header, which names the rust-analyzer release and path it drove.
-# Both runs spread the tests over the cores, up to four (each worker starts its own analyzers).
-XDIST := -n auto --maxprocesses=4
+# Both runs spread the tests over the cores, up to four; a module's tests stay on one worker, so its
+# shared analyzer starts once.
+XDIST := -n auto --maxprocesses=4 --dist loadscope
 test: build
 	source scripts/rust-env.sh && $(BIN)/python -m pytest $(XDIST)
 	FERRULE_NO_EXTENSIONS=1 $(BIN)/python -m pytest -q $(XDIST) -m "not live" -p no:randomly --no-c-extensions

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ferrule.mcp import ReplayTransport, Server, progress, tool
+from ferrule.mcp import InvalidTool, ReplayTransport, Server, progress, tool
 from testkit.mcp import call, modern, notification, request
 
 BOUND = 10.0  # seconds: only reached when the behaviour under test is missing
@@ -357,6 +357,12 @@ def test_ordered_is_for_concurrent_functions_and_a_bool():
         tool(lambda: None, name="waits", ordered=True)
     with pytest.raises(TypeError, match="`ordered` is True or False, got 'yes'"):
         tool(lambda: None, concurrent=True, ordered="yes")
+    class OrderedOnly(Concurrent):
+        concurrent = False
+        ordered = True
+
+    with pytest.raises(InvalidTool, match="'alone': `ordered = True` orders concurrent calls"):
+        Server("s", "1", [OrderedOnly("alone", lambda args: "never")])
     server = Server("s", "1")
     server.tool(name="step", concurrent=True, ordered=True)(lambda: "done")  # passes through the server's decorator
     entry = server.tools.entry("step")

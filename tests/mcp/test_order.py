@@ -10,8 +10,15 @@ BOUND = 10.0  # seconds: only reached when a turn never comes
 
 
 def _waiting(order: CallOrder, ticket: int, log: list[tuple[int, bool]]) -> threading.Thread:
+    """A thread waiting for `ticket`'s turn, returned once it blocks (CPython's Condition keeps its waiters)."""
     thread = threading.Thread(target=lambda: log.append((ticket, order.wait(ticket))))
+    before = len(order._turns._waiters)  # type: ignore[attr-defined]
     thread.start()
+    blocked = threading.Event()
+    while not blocked.wait(0.001):
+        assert thread.is_alive() or log, "the thread ended instead of waiting"
+        if len(order._turns._waiters) > before or not thread.is_alive():  # type: ignore[attr-defined]
+            blocked.set()
     return thread
 
 
@@ -59,3 +66,16 @@ def test_giving_up_or_ending_a_ticket_that_ran_or_runs_changes_nothing():
     order.end(second)
     third = order.take()
     assert order.wait(third)
+
+
+def test_closing_stops_the_waiting_calls_and_the_later_ones_but_not_the_running_one():
+    order = CallOrder()
+    first, second = order.take(), order.take()
+    assert order.wait(first)
+    log: list[tuple[int, bool]] = []
+    waiter = _waiting(order, second, log)
+    order.close()
+    waiter.join(BOUND)
+    assert log == [(second, False)]
+    order.end(first)
+    assert not order.wait(order.take())

@@ -37,7 +37,10 @@ def _lock_digest() -> str:
 
 def _installed() -> bool:
     stamp = MODULES / ".ferrule-installed"  # written after an install succeeded: the lock file it installed
-    return stamp.exists() and stamp.read_text() == _lock_digest()
+    try:  # read outside the lock: another process's `npm ci` may be replacing node_modules
+        return stamp.read_text() == _lock_digest()
+    except OSError:
+        return False
 
 
 def ensure_clients() -> None:

@@ -6,6 +6,8 @@ progress). test_live_chain.py runs the same through the official SDK client and 
 
 from __future__ import annotations
 
+import threading
+
 import orjson
 import pytest
 
@@ -15,6 +17,8 @@ from ferrule.project import AnalyzerMissing, OpTimeout, OracleCrashed
 from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS
 from ferrule.tools.server import build_tools
 from testkit.tools import scripted_link
+
+OVERTAKE_BOUND_S = 0.5  # how long a slow edit gives a later query to overtake it (only an unordered one can)
 
 HELLO = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
@@ -37,18 +41,37 @@ def serve(tmp_path, frames, *script, starts=None):
 
 
 def test_calls_sent_together_reach_the_relay_in_the_order_sent(tmp_path):
-    # one read of edits and checks: each runs on a worker thread, and still the relay sees each check
-    # after the edit before it, as the agent sent them
-    contents = [f"fn f{n}() {{}}" for n in range(6)]
-    pairs = [(call(2 * n + 1, "rust_update", {"file": "src/lib.rs", "content": text}),
-              call(2 * n + 2, "rust_type", {"file": "src/lib.rs", "line": 1, "character": 3}))
-             for n, text in enumerate(contents)]
+    # one read of edits and queries: each runs on a worker thread, and the first edit is slow to set
+    # out (it waits, up to a bound, for the query after it to reach the relay first); still the relay
+    # sees each query after the edit before it, as the agent sent them
+    contents = [f"fn f{n}() {{}}" for n in range(3)]
+    frames = [frame for n, text in enumerate(contents)
+              for frame in (call(2 * n + 1, "rust_update", {"file": "src/lib.rs", "content": text}),
+                            call(2 * n + 2, "rust_type", {"file": "src/lib.rs", "line": 1, "character": 3}))]
     script = [answer for n in range(len(contents)) for answer in ({"version": n + 1}, {"display": "fn", "documentation": ""})]
-    answers, _, sessions = serve(tmp_path, [tuple(frame for pair in pairs for frame in pair)], *script)
+    relay, sessions = scripted_link(tmp_path, *script)
+    tools, _ = build_tools(tmp_path, relay=relay)
+    update, query = (next(t for t in tools if t.name == name) for name in ("rust_update", "rust_type"))
+    overtaken = threading.Event()
+    edit_params, query_params = update._build_params, query._build_params
+
+    def slow_edit(args):
+        if args["content"] == contents[0]:
+            overtaken.wait(OVERTAKE_BOUND_S)  # an unordered query would set it at once; an ordered one cannot
+        return edit_params(args)
+
+    def query_now(args):
+        overtaken.set()
+        return query_params(args)
+
+    update._build_params, query._build_params = slow_edit, query_now
+    transport = ReplayTransport([HELLO, tuple(frames)])
+    Server("ferrule", __version__, ToolSet(tools), instructions=INSTRUCTIONS).run(transport)
+    answers = {m["id"] for m in map(orjson.loads, transport.output) if "id" in m}
     at = {"file": "src/lib.rs", "position": {"line": 1, "character": 3}}
     assert sessions[0].calls[1:] == [op for text in contents
                                      for op in (("update", {"file": "src/lib.rs", "content": text}), ("type", at))]
-    assert sorted(answers) == list(range(2 * len(contents) + 1))
+    assert answers == set(range(len(frames) + 1))
 
 
 def test_initialize_carries_the_instructions_and_tools_list_the_descriptors(tmp_path):

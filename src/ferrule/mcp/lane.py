@@ -56,10 +56,8 @@ class AsyncLane:
     def started(self) -> bool:
         return self._loop is not None
 
-    def submit(self, msg_id: Any, work: Coroutine[Any, Any, bytes | None],
-               settled: Callable[[], None] | None = None) -> None:
-        """Run `work` for request `msg_id`; its bytes (None: nothing) are the request's answer.
-        `settled` is called once the call is done with, whether `work` ran, was cancelled or never began."""
+    def submit(self, msg_id: Any, work: Coroutine[Any, Any, bytes | None]) -> None:
+        """Run `work` for request `msg_id`; its bytes (None: nothing) are the request's answer."""
         import asyncio
 
         future = asyncio.run_coroutine_threadsafe(self._serve(msg_id, work), self.loop)
@@ -68,8 +66,6 @@ class AsyncLane:
         future.add_done_callback(self._forget)
         # A call cancelled before its task first ran never started `work`: close it, quietly.
         future.add_done_callback(lambda done: work.close() if done.cancelled() else None)
-        if settled is not None:
-            future.add_done_callback(lambda _: settled())
 
     def call(self, work: Awaitable[Any]) -> Any:
         """Run `work` on the lane and wait for its value (start-up and shutdown steps)."""

@@ -20,6 +20,7 @@ class CallOrder:
         self._next = 0  # the ticket whose turn it is (it may not have started yet)
         self._running: int | None = None  # the ticket whose call runs now
         self._given_up: set[int] = set()  # tickets after `_next` whose calls will not run
+        self._closed = False  # the server was stopped: no call waiting for its turn starts
 
     def take(self) -> int:
         """A ticket for a call just read (on the reading thread, so tickets follow the wire's order)."""
@@ -29,11 +30,12 @@ class CallOrder:
             return ticket
 
     def wait(self, ticket: int) -> bool:
-        """Block until `ticket`'s turn, then hold it; False when the ticket was given up meanwhile."""
+        """Block until `ticket`'s turn, then hold it; False when the ticket was given up meanwhile, or
+        the order closed."""
         with self._turns:
             try:
-                while self._next != ticket:
-                    if ticket < self._next or ticket in self._given_up:
+                while self._next != ticket or self._closed:
+                    if ticket < self._next or ticket in self._given_up or self._closed:
                         return False
                     self._turns.wait()
             except BaseException:  # interrupted while waiting: the calls behind this one go on
@@ -48,6 +50,12 @@ class CallOrder:
             if self._running == ticket:
                 self._running = None
                 self._advance(ticket + 1)
+
+    def close(self) -> None:
+        """Stopped from outside: every call still waiting for its turn, and every later one, does not run."""
+        with self._turns:
+            self._closed = True
+            self._turns.notify_all()
 
     def give_up(self, ticket: int) -> None:
         """The ticket's call will not run (it was cancelled before its turn); a no-op for a call that

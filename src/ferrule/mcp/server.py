@@ -147,9 +147,10 @@ class Server:
         self._lists: tuple[int, bytes, bytes] | None = None
         self._discover = self._discover_result()
         self._pending: list[bytes] = []
-        # request id -> [cancelled], for the concurrent calls running: a cancel flips the cell it finds,
-        # so one that comes as the call ends never leaves an entry behind
-        self._concurrent: dict[Any, list[bool]] = {}
+        # request id -> [cancelled, ticket], for the concurrent calls running: a cancel flips the cell it
+        # finds, so one that comes as the call ends never leaves an entry behind; an ordered call's
+        # ticket (else None) lets a cancel give up its turn while it waits
+        self._concurrent: dict[Any, list[Any]] = {}
         self._lane_in_read = False  # a concurrent call of this read went to the lane: the later ones follow it
         self._order = CallOrder()  # the ordered tools' calls, one at a time in the order read
         self._last_of_read = True  # the line being handled is the last of its read
@@ -215,6 +216,7 @@ class Server:
                 self.interrupted()  # a subclass cuts short what its concurrent calls wait for
             finally:
                 self.lane.cancel_all()
+                self._order.close()  # ordered calls still waiting for their turn do not start
                 self.turns.stop()  # the jobs beside the reading are threads: they end (and answer, unless cut short)
             raise
         finally:
@@ -392,6 +394,8 @@ class Server:
                 cell = self._concurrent.get(target)
                 if cell is not None:
                     cell[0] = True
+                    if cell[1] is not None:  # an ordered call still waiting for its turn never runs
+                        self._order.give_up(cell[1])
 
     def on_response(self, msg: dict[str, Any]) -> None:
         """A response from the client: this server sends no requests, so it answers nothing and is dropped."""
@@ -516,14 +520,20 @@ class Server:
             return None
         if entry.concurrent is not None:
             ticket = self._order.take() if entry.ordered else None  # taken as read: the wire's order
+            self._concurrent[msg_id] = [False, ticket]
             job = partial(self._run_concurrent, msg_id, entry.concurrent, name, args, reporter, revision, stateless,
                           ticket)
-            self._concurrent[msg_id] = [False]
-            # beside the reading when it is the last line of its read and no earlier one of the read
-            # went to the lane (it would overtake that one); else on a worker, after the earlier ones
-            if self._lane_in_read or not self.run_beside(job):
-                self._lane_in_read = True
-                self.lane.submit(msg_id, _in_worker(job), partial(self._settled, msg_id, ticket))
+            try:
+                # beside the reading when it is the last line of its read and no earlier one of the read
+                # went to the lane (it would overtake that one); else on a worker, after the earlier ones
+                if self._lane_in_read or not self.run_beside(job):
+                    self._lane_in_read = True
+                    self.lane.submit(msg_id, _in_worker(job))
+            except BaseException:  # a call that never started: the ordered calls after it must not wait for it
+                cell = self._concurrent.pop(msg_id, None)
+                if ticket is not None and cell is not None:
+                    self._order.give_up(ticket)
+                raise
             return None
         if reporter is None:
             return self._run_sync(msg_id, plan, name, args, revision, stateless)
@@ -605,32 +615,26 @@ class Server:
         """A concurrent tool's call, beside the reading (no capture: calls overlap); its answer, None
         when it was cancelled meanwhile. An ordered call (`ticket`) first waits for the calls of
         ordered tools read before it, and is not run when it was cancelled while it waited."""
-        if ticket is not None and (not self._order.wait(ticket) or self._concurrent.get(msg_id, _NOT_CANCELLED)[0]):
-            self._order.end(ticket)
-            if reporter is not None:
-                reporter.close()
-            self._concurrent.pop(msg_id, None)
-            return None
-        activate(reporter)
         try:
-            output = as_output(run(args))
-        except (Exception, SystemExit) as exc:
-            output = _failed(name, exc)
+            if ticket is not None and not self._order.wait(ticket):  # cancelled while it waited, or stopped
+                self._concurrent.pop(msg_id, None)
+                if reporter is not None:
+                    reporter.close()
+                return None
+            activate(reporter)
+            try:
+                output = as_output(run(args))
+            except (Exception, SystemExit) as exc:
+                output = _failed(name, exc)
+            finally:
+                if reporter is not None:
+                    reporter.close()
+                activate(None)
+                cancelled = self._concurrent.pop(msg_id, _NOT_CANCELLED)[0]
         finally:
             if ticket is not None:
-                self._order.end(ticket)
-            if reporter is not None:
-                reporter.close()
-            activate(None)
-            cancelled = self._concurrent.pop(msg_id, _NOT_CANCELLED)[0]
+                self._order.end(ticket)  # a no-op unless this call holds the turn
         return None if cancelled else self._answer(msg_id, name, output, "", revision, stateless)
-
-    def _settled(self, msg_id: Any, ticket: int | None) -> None:
-        """A concurrent call on the lane is done with, run or not (cancelled before a worker took it):
-        its cancel cell goes, and its ticket, if it never ran, is skipped."""
-        self._concurrent.pop(msg_id, None)
-        if ticket is not None:
-            self._order.give_up(ticket)
 
     def _answer(
         self, msg_id: Any, name: str, output: ToolOutput | str, stderr: str, revision: str, stateless: bool

@@ -4,8 +4,9 @@ A tool is `descriptor()` (name, description, inputSchema) plus `run(args) -> Too
 object whose `run` blocks on work outside the process (a language server, a build) and may be called
 from several threads at once says `concurrent = True` (a function: `@tool(concurrent=True)`): the
 server then runs it beside the reading (docs/MCP.md §4.4) instead of one call at a time inside the
-capture guard. One that also says `ordered = True` (`@tool(concurrent=True, ordered=True)`) has the
-calls of all such tools run one at a time, in the order they were read. The registry maps name -> tool; the last registration of a name wins; `descriptors()`
+capture guard. One that also says `ordered = True` (`@tool(concurrent=True, ordered=True)`) has
+the calls of all such tools run one at a time, in the order they were read. The registry maps
+name -> tool; the last registration of a name wins; `descriptors()`
 are sorted by name. Each descriptor is read and checked once, when the tool is registered, and its
 inputSchema compiled into the argument check the server runs before every call. `entry(name)` gives
 the server what it needs per call (`Entry`), computed once per registration.
@@ -56,7 +57,10 @@ class Entry:
         self.concurrent: Callable[[dict[str, Any]], Any] | None = (
             self.run if self.awaitable is None and getattr(tool, "concurrent", False) is True else None)
         # a concurrent tool whose calls run one at a time in the order read (`ordered = True`: order.py)
-        self.ordered = self.concurrent is not None and getattr(tool, "ordered", False) is True
+        self.ordered = getattr(tool, "ordered", False) is True
+        if self.ordered and self.concurrent is None:
+            raise InvalidTool(f"tool {descriptor.get('name')!r}: `ordered = True` orders concurrent calls; "
+                              "a blocking `run` says `concurrent = True` too")
 
 
 def _checked_descriptor(tool: Any) -> dict[str, Any]:
