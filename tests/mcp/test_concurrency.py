@@ -361,9 +361,31 @@ def test_ordered_is_for_concurrent_functions_and_a_bool():
         concurrent = False
         ordered = True
 
-    with pytest.raises(InvalidTool, match="'alone': `ordered = True` orders concurrent calls"):
+    with pytest.raises(InvalidTool, match="'alone': `ordered = True` orders the calls of a concurrent tool"):
         Server("s", "1", [OrderedOnly("alone", lambda args: "never")])
     server = Server("s", "1")
     server.tool(name="step", concurrent=True, ordered=True)(lambda: "done")  # passes through the server's decorator
     entry = server.tools.entry("step")
     assert entry is not None and entry.ordered is True
+
+
+def test_a_stop_from_outside_while_an_ordered_call_runs_starts_none_of_those_waiting():
+    journal = Journal()
+
+    def step(args: dict[str, Any]) -> str:
+        journal.step(args)
+        if args["n"] == 0:
+            raise KeyboardInterrupt  # Ctrl-C as the call ends, on the main thread that runs it
+        return "done"
+
+    # call 0 runs on the main thread; call 1, read meanwhile, waits for its turn on a worker
+    script = [call(0, "step", {"n": 0}), (call(1, "step", {"n": 1}), request(9, "ping"))]
+    transport = releasing(Gated, b'"id":9', journal.released)(script, {1: journal.started})
+    class SlowToStop(Server):
+        def interrupted(self) -> None:
+            threading.Event().wait(0.05)  # stopping takes a while, as ferrule mcp's analyzer shutdown does
+
+    with pytest.raises(KeyboardInterrupt):
+        SlowToStop("s", "1", [Ordered("step", step)]).run(transport)
+    assert journal.lines == ["start 0", "end 0"]
+    assert [m["id"] for m in transport.messages()] == [9]

@@ -48,7 +48,8 @@ def test_a_ticket_given_up_while_its_call_waits_answers_false_and_passes_nothing
     assert log == [(second, False)]
     order.give_up(second)  # twice: nothing more happens
     order.end(first)
-    assert order.wait(third)
+    _waiting(order, third, log).join(BOUND)
+    assert log == [(second, False), (third, True)]
 
 
 def test_giving_up_or_ending_a_ticket_that_ran_or_runs_changes_nothing():
@@ -64,18 +65,20 @@ def test_giving_up_or_ending_a_ticket_that_ran_or_runs_changes_nothing():
     assert log == [(second, True)]
     order.give_up(first)  # ran already
     order.end(second)
-    third = order.take()
-    assert order.wait(third)
+    _waiting(order, order.take(), log).join(BOUND)
+    assert log == [(second, True), (2, True)]
 
 
 def test_closing_stops_the_waiting_calls_and_the_later_ones_but_not_the_running_one():
     order = CallOrder()
-    first, second = order.take(), order.take()
+    first, second, third = order.take(), order.take(), order.take()
     assert order.wait(first)
     log: list[tuple[int, bool]] = []
-    waiter = _waiting(order, second, log)
+    waiter = _waiting(order, third, log)
     order.close()
     waiter.join(BOUND)
-    assert log == [(second, False)]
-    order.end(first)
-    assert not order.wait(order.take())
+    assert log == [(third, False)]
+    order.end(first)  # the turn passes to a call that is not waiting yet: it must not start either
+    _waiting(order, second, log).join(BOUND)
+    _waiting(order, order.take(), log).join(BOUND)
+    assert log == [(third, False), (second, False), (3, False)]

@@ -38,8 +38,8 @@ class CallOrder:
                     if ticket < self._next or ticket in self._given_up or self._closed:
                         return False
                     self._turns.wait()
-            except BaseException:  # interrupted while waiting: the calls behind this one go on
-                self._give_up(ticket)
+            except BaseException:  # a signal's exception while waiting: the server stops, nothing starts now
+                self._close()
                 raise
             self._running = ticket
             return True
@@ -54,8 +54,11 @@ class CallOrder:
     def close(self) -> None:
         """Stopped from outside: every call still waiting for its turn, and every later one, does not run."""
         with self._turns:
-            self._closed = True
-            self._turns.notify_all()
+            self._close()
+
+    def _close(self) -> None:
+        self._closed = True
+        self._turns.notify_all()
 
     def give_up(self, ticket: int) -> None:
         """The ticket's call will not run (it was cancelled before its turn); a no-op for a call that

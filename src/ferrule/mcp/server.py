@@ -152,7 +152,7 @@ class Server:
         # ticket (else None) lets a cancel give up its turn while it waits
         self._concurrent: dict[Any, list[Any]] = {}
         self._lane_in_read = False  # a concurrent call of this read went to the lane: the later ones follow it
-        self._order = CallOrder()  # the ordered tools' calls, one at a time in the order read
+        self._order = CallOrder()  # the ordered tools' calls, one at a time in the order read (made per run)
         self._last_of_read = True  # the line being handled is the last of its read
         self._read_batch: Callable[[], list[Any] | None] = _no_channel
         self.turns = ReadTurns(self._serve_one, self.beside_limit)
@@ -199,6 +199,7 @@ class Server:
         self._stdin_guard = None if transport.stdin_is_private else stdin_from_devnull
         self._read_batch = transport.read_batch
         self.turns = ReadTurns(self._serve_one, self.beside_limit)
+        self._order = CallOrder()  # per run: a call of an earlier, stopped run cannot take a turn here
         self._dead = False
         window = None
         try:
@@ -212,11 +213,11 @@ class Server:
             self.started()
             self.serve_turns()
         except BaseException:  # stopped from outside (a signal's exception): running calls end with it
+            self._order.close()  # first: ordered calls still waiting for their turn do not start
             try:
                 self.interrupted()  # a subclass cuts short what its concurrent calls wait for
             finally:
                 self.lane.cancel_all()
-                self._order.close()  # ordered calls still waiting for their turn do not start
                 self.turns.stop()  # the jobs beside the reading are threads: they end (and answer, unless cut short)
             raise
         finally:
@@ -395,7 +396,8 @@ class Server:
                 if cell is not None:
                     cell[0] = True
                     if cell[1] is not None:  # an ordered call still waiting for its turn never runs
-                        self._order.give_up(cell[1])
+                        order, ticket = cell[1]
+                        order.give_up(ticket)
 
     def on_response(self, msg: dict[str, Any]) -> None:
         """A response from the client: this server sends no requests, so it answers nothing and is dropped."""
@@ -519,20 +521,25 @@ class Server:
             self.lane.submit(msg_id, self._run_async(msg_id, entry, name, args, reporter, revision, stateless))
             return None
         if entry.concurrent is not None:
-            ticket = self._order.take() if entry.ordered else None  # taken as read: the wire's order
-            self._concurrent[msg_id] = [False, ticket]
+            order = self._order
+            turn = (order, order.take()) if entry.ordered else None  # taken as read: the wire's order
+            cell = self._concurrent[msg_id] = [False, turn]
             job = partial(self._run_concurrent, msg_id, entry.concurrent, name, args, reporter, revision, stateless,
-                          ticket)
+                          turn)
             try:
                 # beside the reading when it is the last line of its read and no earlier one of the read
                 # went to the lane (it would overtake that one); else on a worker, after the earlier ones
                 if self._lane_in_read or not self.run_beside(job):
                     self._lane_in_read = True
-                    self.lane.submit(msg_id, _in_worker(job))
-            except BaseException:  # a call that never started: the ordered calls after it must not wait for it
-                cell = self._concurrent.pop(msg_id, None)
-                if ticket is not None and cell is not None:
-                    self._order.give_up(ticket)
+                    self.lane.submit(msg_id, self._on_worker(msg_id, cell, job))
+            except Exception:  # a call that never started: the ordered calls after it must not wait for it
+                if self._concurrent.get(msg_id) is cell:
+                    del self._concurrent[msg_id]
+                    if turn is not None:
+                        order.give_up(turn[1])
+                raise
+            except BaseException:  # stopped from outside: no ordered call starts from now on
+                order.close()
                 raise
             return None
         if reporter is None:
@@ -610,13 +617,15 @@ class Server:
 
     def _run_concurrent(
         self, msg_id: Any, run: Callable[[dict[str, Any]], Any], name: str, args: dict[str, Any],
-        reporter: ProgressReporter | None, revision: str, stateless: bool, ticket: int | None = None,
+        reporter: ProgressReporter | None, revision: str, stateless: bool,
+        turn: tuple[CallOrder, int] | None = None,
     ) -> bytes | None:
         """A concurrent tool's call, beside the reading (no capture: calls overlap); its answer, None
         when it was cancelled meanwhile. An ordered call (`ticket`) first waits for the calls of
-        ordered tools read before it, and is not run when it was cancelled while it waited."""
+        ordered tools read before it (`turn`: the run's order and the call's ticket), and is not run
+        when it was cancelled while it waited."""
         try:
-            if ticket is not None and not self._order.wait(ticket):  # cancelled while it waited, or stopped
+            if turn is not None and not turn[0].wait(turn[1]):  # cancelled while it waited, or stopped
                 self._concurrent.pop(msg_id, None)
                 if reporter is not None:
                     reporter.close()
@@ -631,10 +640,26 @@ class Server:
                     reporter.close()
                 activate(None)
                 cancelled = self._concurrent.pop(msg_id, _NOT_CANCELLED)[0]
+        except (Exception, SystemExit):
+            raise
+        except BaseException:  # stopped from outside (a signal on the main thread): no ordered call starts now
+            if turn is not None:
+                turn[0].close()
+            raise
         finally:
-            if ticket is not None:
-                self._order.end(ticket)  # a no-op unless this call holds the turn
+            if turn is not None:
+                turn[0].end(turn[1])  # a no-op unless this call holds the turn
         return None if cancelled else self._answer(msg_id, name, output, "", revision, stateless)
+
+    async def _on_worker(self, msg_id: Any, cell: list[Any], job: Callable[[], bytes | None]) -> bytes | None:
+        """A concurrent call that cannot run beside the reading: on a worker thread, awaited on the lane."""
+        import asyncio
+
+        try:
+            return await asyncio.to_thread(job)
+        finally:  # cancelled before a worker took the job, the call never ran: its cancel cell goes here
+            if self._concurrent.get(msg_id) is cell:
+                del self._concurrent[msg_id]
 
     def _answer(
         self, msg_id: Any, name: str, output: ToolOutput | str, stderr: str, revision: str, stateless: bool
@@ -670,11 +695,7 @@ def _no_channel() -> list[Any] | None:
     return None
 
 
-async def _in_worker(job: Callable[[], bytes | None]) -> bytes | None:
-    """A concurrent call that cannot run beside the reading: on a worker thread, awaited on the lane."""
-    import asyncio
 
-    return await asyncio.to_thread(job)
 
 
 def log_exception(exc: BaseException) -> None:

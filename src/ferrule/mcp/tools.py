@@ -59,8 +59,8 @@ class Entry:
         # a concurrent tool whose calls run one at a time in the order read (`ordered = True`: order.py)
         self.ordered = getattr(tool, "ordered", False) is True
         if self.ordered and self.concurrent is None:
-            raise InvalidTool(f"tool {descriptor.get('name')!r}: `ordered = True` orders concurrent calls; "
-                              "a blocking `run` says `concurrent = True` too")
+            raise InvalidTool(f"tool {descriptor.get('name')!r}: `ordered = True` orders the calls of a "
+                              "concurrent tool, a blocking `run` that says `concurrent = True` too")
 
 
 def _checked_descriptor(tool: Any) -> dict[str, Any]:
