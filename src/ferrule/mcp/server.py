@@ -391,13 +391,14 @@ class Server:
         if method == "notifications/cancelled" and type(params) is dict:
             target = params.get("requestId")
             if type(target) in _ID_TYPES:
-                self.lane.cancel(target)
+                # the cell first: once the lane has cancelled a call's task, its cell is gone
                 cell = self._concurrent.get(target)
                 if cell is not None:
                     cell[0] = True
                     if cell[1] is not None:  # an ordered call still waiting for its turn never runs
                         order, ticket = cell[1]
                         order.give_up(ticket)
+                self.lane.cancel(target)
 
     def on_response(self, msg: dict[str, Any]) -> None:
         """A response from the client: this server sends no requests, so it answers nothing and is dropped."""
