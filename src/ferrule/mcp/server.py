@@ -147,9 +147,9 @@ class Server:
         self._lists: tuple[int, bytes, bytes] | None = None
         self._discover = self._discover_result()
         self._pending: list[bytes] = []
-        # request id -> [cancelled, ticket], for the concurrent calls running: a cancel flips the cell it
+        # request id -> [cancelled, turn], for the concurrent calls running: a cancel flips the cell it
         # finds, so one that comes as the call ends never leaves an entry behind; an ordered call's
-        # ticket (else None) lets a cancel give up its turn while it waits
+        # turn (its order and ticket, else None) lets a cancel give up its turn while it waits
         self._concurrent: dict[Any, list[Any]] = {}
         self._lane_in_read = False  # a concurrent call of this read went to the lane: the later ones follow it
         self._order = CallOrder()  # the ordered tools' calls, one at a time in the order read (made per run)
@@ -622,9 +622,9 @@ class Server:
         turn: tuple[CallOrder, int] | None = None,
     ) -> bytes | None:
         """A concurrent tool's call, beside the reading (no capture: calls overlap); its answer, None
-        when it was cancelled meanwhile. An ordered call (`ticket`) first waits for the calls of
-        ordered tools read before it (`turn`: the run's order and the call's ticket), and is not run
-        when it was cancelled while it waited."""
+        when it was cancelled meanwhile. An ordered call first waits for the calls of ordered tools
+        read before it (`turn`: the run's order and the call's ticket), and is not run when it was
+        cancelled while it waited."""
         try:
             if turn is not None and not turn[0].wait(turn[1]):  # cancelled while it waited, or stopped
                 self._concurrent.pop(msg_id, None)
