@@ -353,8 +353,8 @@ def test_an_ordered_call_cancelled_while_it_waits_never_runs_and_the_next_one_do
 
 
 def test_ordered_is_for_concurrent_functions_and_a_bool():
-    with pytest.raises(TypeError, match="'waits': `ordered` orders concurrent calls; say concurrent=True too"):
-        tool(lambda: None, name="waits", ordered=True)
+    with pytest.raises(InvalidTool, match="'waits': `ordered = True` orders the calls of a concurrent tool"):
+        Server("s", "1", [tool(lambda: None, name="waits", ordered=True)])
     with pytest.raises(TypeError, match="`ordered` is True or False, got 'yes'"):
         tool(lambda: None, concurrent=True, ordered="yes")
     class OrderedOnly(Concurrent):

@@ -54,9 +54,7 @@ class FunctionTool:
         if ordered is not None:
             if type(ordered) is not bool:
                 raise TypeError(f"tool {self.name!r}: `ordered` is True or False, got {ordered!r}")
-            if ordered and getattr(self, "concurrent", False) is not True:
-                raise TypeError(f"tool {self.name!r}: `ordered` orders concurrent calls; say concurrent=True too")
-            self.ordered = ordered
+            self.ordered = ordered  # without `concurrent`, refused when registered (tools.Entry)
         functools.update_wrapper(self, fn)
 
     def descriptor(self) -> dict[str, Any]:

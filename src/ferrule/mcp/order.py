@@ -64,16 +64,13 @@ class CallOrder:
         """The ticket's call will not run (it was cancelled before its turn); a no-op for a call that
         runs or ran."""
         with self._turns:
-            self._give_up(ticket)
-
-    def _give_up(self, ticket: int) -> None:
-        if ticket < self._next or self._running == ticket:
-            return
-        if ticket == self._next:
-            self._advance(ticket + 1)
-        else:
-            self._given_up.add(ticket)
-            self._turns.notify_all()  # its own waiter, if any, returns False
+            if ticket < self._next or self._running == ticket:
+                return
+            if ticket == self._next:
+                self._advance(ticket + 1)
+            else:
+                self._given_up.add(ticket)
+                self._turns.notify_all()  # its own waiter, if any, returns False
 
     def _advance(self, ticket: int) -> None:
         while ticket in self._given_up:
