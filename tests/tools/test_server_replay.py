@@ -15,6 +15,7 @@ from ferrule import __version__
 from ferrule.mcp import ReplayTransport, Server, ToolSet
 from ferrule.project import AnalyzerMissing, OpTimeout, OracleCrashed
 from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS
+from ferrule.tools.gate_tool import GateTool
 from ferrule.tools.server import build_tools
 from testkit.tools import scripted_link
 
@@ -72,6 +73,46 @@ def test_calls_sent_together_reach_the_relay_in_the_order_sent(tmp_path):
     assert sessions[0].calls[1:] == [op for text in contents
                                      for op in (("update", {"file": "src/lib.rs", "content": text}), ("type", at))]
     assert answers == set(range(len(frames) + 1))
+
+
+def test_a_policy_check_sent_after_an_edit_to_disk_reads_the_edited_file(tmp_path):
+    # rust_rename writes to disk and rust_check reads the disk: sent in one read, the check runs after
+    # the rename even when the rename's edit is slow to land (it waits, up to a bound, for the check to
+    # be done first)
+    (tmp_path / "src").mkdir()
+    lib = tmp_path / "src" / "lib.rs"
+    lib.write_text("pub(crate) fn total() -> usize {\n    1\n}\n")
+    edited = 'pub(crate) fn total() -> usize {\n    "1".parse::<usize>().unwrap()\n}\n'
+    check_done = threading.Event()
+
+    def rename_on_disk(session):
+        check_done.wait(OVERTAKE_BOUND_S)  # an unordered check would run at once; an ordered one cannot
+        lib.write_text(edited)
+        return {"changes": [{"file": "src/lib.rs", "edits": []}], "applied": "disk"}
+
+    relay, sessions = scripted_link(tmp_path, rename_on_disk)
+    tools, _ = build_tools(tmp_path, relay=relay)
+    gate = next(t for t in tools if isinstance(t, GateTool))
+    gate_run = gate.run
+
+    def check_now(args):
+        try:
+            return gate_run(args)
+        finally:
+            check_done.set()
+
+    gate.run = check_now
+    frames = (call(1, "rust_rename", {"file": "src/lib.rs", "line": 1, "character": 12, "new_name": "sum",
+                                      "apply": "disk"}),
+              call(2, "rust_check", {}))
+    transport = ReplayTransport([HELLO, frames])
+    Server("ferrule", __version__, ToolSet(tools), instructions=INSTRUCTIONS).run(transport)
+    answers = {m["id"]: m["result"] for m in map(orjson.loads, transport.output) if "id" in m}
+    assert [op for op, _ in sessions[0].calls] == ["init", "rename"]
+    check = answers[2]
+    assert check["isError"] is True
+    assert [(f["path"], f["rule"]) for f in check["structuredContent"]["findings"]] == \
+        [("src/lib.rs", "unwrap-outside-tests")]
 
 
 def test_initialize_carries_the_instructions_and_tools_list_the_descriptors(tmp_path):

@@ -4,6 +4,11 @@ The gate reads the files on disk, not the analyzer, so it needs no rust-analyzer
 session. conform.toml and the baseline are read afresh on every call: an agent that edits either
 sees the effect at once. A gate that fails (new findings) is an `isError` result, like a failing CI
 step; its report lists each new finding with the cited GUIDE requirement and the fix.
+
+It takes its turn with the analyzer tools (docs/MCP.md section 4.4): `rust_rename` and `rust_apply_fix`
+may write the files it reads, so a check sent after such an edit, in one read or not, sees the edit.
+Its calls run beside the reading, so a `ping` is answered while a check waits for an earlier call
+(indexing included).
 """
 
 from __future__ import annotations
@@ -63,6 +68,9 @@ def render_gate(answer: dict[str, Any], findings: list[Reported]) -> str:
 
 class GateTool:
     """`rust_check {paths?}` over the project at `root`."""
+
+    concurrent = True  # it waits for its turn without holding up the reading
+    ordered = True  # after the calls read before it: an edit written to disk, then the check of it
 
     def __init__(self, root: Path) -> None:
         self.root = ProjectRoot(root)
