@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -74,6 +75,46 @@ def test_a_root_without_cargo_toml_is_served_with_a_warning(tmp_path):
     assert done.returncode == 0 and b"no Cargo.toml" in done.stderr
 
 
+FAILING_TOOL_SERVER = """
+import sys
+from pathlib import Path
+from ferrule.mcp import tool
+from ferrule.tools.server import RustServer, build_tools
+
+@tool(concurrent=True)
+def broken() -> str:
+    \"\"\"A tool with a bug.\"\"\"
+    raise RuntimeError("the bug in broken")
+
+tools, relay = build_tools(Path(sys.argv[1]))
+RustServer([*tools, broken], relay).run()
+"""
+
+
+def test_a_failing_tools_traceback_reaches_the_hosts_log_while_the_server_runs(tmp_path):
+    # every Rust tool runs beside the reading: what the server writes to stderr meanwhile (here the
+    # traceback of a tool's bug) goes to the host's log at once, not when the server stops
+    script = tmp_path / "server.py"
+    script.write_text(FAILING_TOOL_SERVER)
+    server = subprocess.Popen([sys.executable, str(script), str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        server.stdin.write(frames(("broken", {})))
+        server.stdin.flush()
+        assert b'"id":1' in server.stdout.readline()
+        answer = orjson.loads(server.stdout.readline())
+        assert answer["result"]["isError"] is True
+        log = b""
+        deadline = time.monotonic() + 10
+        while b"RuntimeError: the bug in broken" not in log and time.monotonic() < deadline:
+            log += os.read(server.stderr.fileno(), 65536) if select.select([server.stderr], [], [], 1)[0] else b""
+        assert b"RuntimeError: the bug in broken" in log, log
+        assert server.poll() is None  # still serving: stdin is open
+    finally:
+        server.kill()
+        server.wait()
+
+
 def validating_server(crate, analyzer, *extra):
     """`ferrule mcp` on `crate`, initialised and asked to validate src/lib.rs (stdin left open)."""
     server = subprocess.Popen([sys.executable, "-m", "ferrule", "mcp", "--root", str(crate), *extra],
@@ -92,7 +133,7 @@ def test_sigterm_stops_the_server_and_its_analyzer(tmp_path, analyzer, moment):
     try:
         if moment == "idle":
             assert b'"id":2' in server.stdout.readline()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 10
         while not analyzer_pids(server.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         analyzers = analyzer_pids(server.pid)
@@ -122,7 +163,7 @@ def test_sigterm_stops_the_server_while_its_analyzer_never_finishes_starting(tmp
     hung.chmod(0o755)
     server = validating_server(crate, analyzer, "--rust-analyzer", str(hung))
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 10
         while not analyzer_pids(server.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         (stuck,) = analyzer_pids(server.pid)

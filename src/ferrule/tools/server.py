@@ -27,6 +27,10 @@ class RustServer(Server):
     """The MCP server of the Rust tools: stopped from outside, it cancels the relay op under way
     instead of waiting for it (a call beside the reading may be minutes of indexing)."""
 
+    #: Every Rust tool runs beside the reading, outside the capture guard: what the process writes to
+    #: stderr (a tool's traceback) reaches the host's log at once instead of waiting for a sync call.
+    session_capture = False
+
     def __init__(self, tools: list[Any], relay: SharedRelay) -> None:
         super().__init__(SERVER_NAME, __version__, ToolSet(tools), instructions=INSTRUCTIONS)
         self.relay = relay
