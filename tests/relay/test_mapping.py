@@ -102,8 +102,8 @@ def test_completion_entries_rank_by_sort_text_then_label_after_the_filter_and_be
         {"label": "Some", "filterText": "Some()", "sortText": "7ffffffe"},
     ]
     names = [name for name, _ in mapping.best(items, "", 100)]
-    assert names == ["Some()", "alpha", "beta", "zeta", "self::", "gamma"]
-    assert [name for name, _ in mapping.best(items, "", 2)] == ["Some()", "alpha"], "the cap keeps the best"
+    assert names == ["Some", "alpha", "beta", "zeta", "self::", "gamma"]
+    assert [name for name, _ in mapping.best(items, "", 2)] == ["Some", "alpha"], "the cap keeps the best"
     assert [name for name, _ in mapping.best(items, "s", 100)] == ["self::"]
     assert [item["label"] for item in items][0] == "zeta", "the input is left as it was"
 
@@ -117,11 +117,27 @@ def test_rust_names(name, expected):
     assert mapping.is_rust_name(name) is expected
 
 
-def test_symbol_name_prefers_filter_text_then_label_and_drops_internal_names():
+def test_symbol_name_is_the_labels_name_and_drops_internal_names():
     assert mapping.symbol_name({"label": "Some", "filterText": "Some()"}) == "Some"
     assert mapping.symbol_name({"label": "Ord(alias <, >, <=, >=)", "filterText": "Ord"}) == "Ord"
     assert mapping.symbol_name({"label": "counts"}) == "counts"
     assert mapping.symbol_name({"label": "<ra@gennew>16"}) is None
+
+
+@pytest.mark.parametrize(("label", "filter_text", "name"), [
+    # rust-analyzer runs a name's doc aliases into its filter text, and notes them in its label
+    ("and_then(alias flatmap)", "and_thenflatmap", "and_then"),
+    ("midpoint(alias average_floor, average)", "midpointaverage_flooraverage", "midpoint"),
+    ("Vec(alias list, vector)", "Veclistvector", "Vec"),
+    ("max(as Ord)", "max", "max"),  # a trait's method: the label names the trait
+    ("len()", "len", "len"),
+    ("println!(…)", "println!", "println!"),
+    ("impl Display for Price", "impl Display", "impl Display for Price"),  # no name in either: the label
+])
+def test_a_completions_name_is_the_name_code_writes(label, filter_text, name):
+    item = {"label": label, "filterText": filter_text}
+    assert mapping.item_name(item) == name
+    assert [found for found, _ in mapping.best([item], name[:2], 10)] == [name]
 
 
 @pytest.mark.parametrize(("line", "column", "expected"), [

@@ -197,6 +197,19 @@ def test_complete_prefix_filters_and_max_caps(stdcrate_session, stdcrate, at):
     assert set(capped[0]) == {"name", "kind", "type_text", "unsafe"}
 
 
+def test_completion_and_scope_names_are_the_names_code_writes(stdcrate_session, stdcrate, at):
+    """rust-analyzer runs a name's doc aliases into its filter text (`and_thenflatmap`, `Veclistvector`)
+    and notes them in its label (`and_then(alias flatmap)`): entries carry the name itself."""
+    lib = text_of(stdcrate, "src/lib.rs").replace("    found\n}", "    found.\n}")
+    entries = stdcrate_session.call("complete", {"file": "src/lib.rs", "content": lib, "max": 1000,
+                                                 "position": at(lib, "found.", after=True)})["entries"]
+    names = {entry["name"] for entry in entries}
+    assert {"and_then", "map", "unwrap"} <= names
+    assert not {"and_thenflatmap"} & names and all("(" not in name for name in names)
+    symbols = {symbol["name"] for symbol in stdcrate_session.call("scope", {"file": "src/lib.rs"})["symbols"]}
+    assert {"Vec", "HashMap"} <= symbols and "Veclistvector" not in symbols
+
+
 def test_complete_keeps_the_analyzers_best_entries_under_the_cap(stdcrate_session, stdcrate, at):
     """Entries come in the analyzer's order of preference (sortText), so a small `max` keeps the best:
     in a function body the file's own names and the locals rank above the keywords and the prelude's

@@ -60,8 +60,27 @@ def completion_items(result: Any) -> list[dict[str, Any]]:
     return result.get("items") or []
 
 
+# A Rust identifier (raw ones too), a macro (`name!`) or a lifetime; rust-analyzer also offers names it
+# made up for itself, such as `<ra@gennew>16`, which no one can write.
+_RUST_NAME = re.compile(r"(?:r#)?[^\W\d]\w*!?|'[^\W\d]\w*")
+
+
 def item_name(item: dict[str, Any]) -> str:
-    name = item.get("filterText") or item.get("label") or ""
+    """The name a completion item stands for, as code writes it; it may be one the analyzer made for
+    itself (`<ra@gennew>16`: `symbol_name` drops those).
+
+    The label without the note it may end in (`and_then` of `and_then(alias flatmap)`, `max` of
+    `max(as Ord)`, `len` of `len()`); the filter text only when the label holds no name: rust-analyzer
+    runs a name's aliases into its filter text (`and_thenflatmap`) for an editor's fuzzy match."""
+    get = item.get
+    label = get("label") or ""
+    filter_text = get("filterText")
+    if filter_text == label or not filter_text:  # most items: nothing to choose
+        return label
+    cut = label.find("(") if label.endswith(")") else -1
+    name = label[:cut] if cut > 0 else label
+    if _RUST_NAME.fullmatch(name) is None and _RUST_NAME.fullmatch(filter_text) is not None:
+        return filter_text
     return name
 
 
@@ -73,18 +92,13 @@ def best(items: list[dict[str, Any]], prefix: str, limit: int) -> list[tuple[str
     keyed: list[tuple[str, str, int, str, dict[str, Any]]] = []
     append = keyed.append
     for item in items:
-        get = item.get
-        name = get("filterText") or get("label") or ""
+        name = item_name(item)
         if name[:1] != "<" and (not prefix or name.startswith(prefix)):
+            get = item.get
             label = get("label") or ""
             append((get("sortText") or label, label, len(keyed), name, item))  # the index settles ties
     keyed.sort()
     return [(key[3], key[4]) for key in keyed[:limit]]
-
-
-# A Rust identifier (raw ones too), a macro (`name!`) or a lifetime; rust-analyzer also offers names it
-# made up for itself, such as `<ra@gennew>16`, which no one can write.
-_RUST_NAME = re.compile(r"(?:r#)?[^\W\d]\w*!?|'[^\W\d]\w*")
 
 
 def is_rust_name(name: str) -> bool:
@@ -92,14 +106,9 @@ def is_rust_name(name: str) -> bool:
 
 
 def symbol_name(item: dict[str, Any]) -> str | None:
-    """The name a completion item stands for, or None for the analyzer's internal names.
-
-    `filterText` first (`Ord` where the label is `Ord(alias <, >, <=, >=)`), then the label (`Some`
-    where the filter text is `Some()`)."""
-    for name in (item.get("filterText"), item.get("label")):
-        if name and _RUST_NAME.fullmatch(name) is not None:
-            return name
-    return None
+    """The name a completion item stands for (`item_name`), or None for the analyzer's internal names."""
+    name = item_name(item)
+    return name if _RUST_NAME.fullmatch(name) is not None else None
 
 
 # The end of a line's text before a completion point that asks for a member or a path segment.
