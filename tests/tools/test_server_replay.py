@@ -13,7 +13,8 @@ import pytest
 
 from ferrule import __version__
 from ferrule.mcp import ReplayTransport, Server, ToolSet
-from ferrule.project import AnalyzerMissing, OpTimeout, OracleCrashed
+from ferrule.project import AnalyzerMissing, BadRequest, OpTimeout, OracleCrashed
+from ferrule.relay.symbols import AMBIGUOUS_RECIPE
 from ferrule.tools.descriptors import DESCRIPTORS, INSTRUCTIONS
 from ferrule.tools.gate_tool import GateTool
 from ferrule.tools.server import build_tools
@@ -233,15 +234,19 @@ def test_progress_read_during_a_later_call_goes_out_with_that_calls_token(tmp_pa
 
 
 @pytest.mark.parametrize(
-    ("arguments", "expected"),
+    ("tool", "arguments", "expected"),
     [
-        ({"file": "a.rs", "line": 0, "character": 0}, "line"),
-        ({"file": "a.rs", "line": 1}, "character"),
-        ({"line": 1, "character": 0}, "file"),
+        ("rust_type", {"file": "a.rs", "line": 0, "character": 0}, "line"),
+        ("rust_type", {"file": "a.rs", "line": 1}, "character"),
+        ("rust_type", {"line": 1, "character": 0}, "file"),
+        # a place without its column would be column 0, and "nothing found" there
+        ("rust_definition", {"file": "a.rs", "line": 1}, "missing 'character'"),
+        ("rust_references", {"line": 1, "character": 2}, "missing 'file'"),
+        ("rust_implementations", {"file": "a.rs"}, "missing 'line' and 'character'"),
     ],
 )
-def test_bad_arguments_are_error_results_naming_the_argument(tmp_path, arguments, expected):
-    answers, _, sessions = serve(tmp_path, [call(1, "rust_type", arguments)])
+def test_bad_arguments_are_error_results_naming_the_argument(tmp_path, tool, arguments, expected):
+    answers, _, sessions = serve(tmp_path, [call(1, tool, arguments)])
     result = answers[1]["result"]
     assert result["isError"] is True and expected in result["content"][0]["text"]
     assert sessions == [], "a refused call must not start the analyzer"
@@ -276,18 +281,26 @@ def test_recipes_name_the_tools_and_arguments_of_this_face(tmp_path):
     bad_params = _raised(lambda: parse_params("type", TypeParams, {"file": "a.rs"}, None))
     policy = _raised(lambda: PolicySlot(tmp_path, announce=False).load())
     timeout = OpTimeout.for_op("type", 3000)
+    (tmp_path / "src").mkdir()
+    directory = _raised(lambda: Documents(root).disk_text(root.file("src")))
+    ambiguous = BadRequest("`symbol` 'total' is ambiguous: 2 matches", AMBIGUOUS_RECIPE)
+    unexplained = BadRequest("the analyzer refused the request")  # the relay's own recipe speaks of frames
     at = {"file": "a.rs", "line": 1, "character": 0}
-    frames = [call(i, "rust_type", at) for i in range(1, 5)]
-    answers, _, _ = serve(tmp_path, frames, missing, bad_params, policy, timeout)
-    reports = {i: answers[i]["result"]["content"][0]["text"] for i in range(1, 5)}
-    recipes = {i: answers[i]["result"]["structuredContent"]["error"]["recipe"] for i in range(1, 5)}
+    frames = [call(i, "rust_type", at) for i in range(1, 8)]
+    answers, _, _ = serve(tmp_path, frames, missing, bad_params, policy, timeout, directory, ambiguous, unexplained)
+    reports = {i: answers[i]["result"]["content"][0]["text"] for i in range(1, 8)}
+    recipes = {i: answers[i]["result"]["structuredContent"]["error"]["recipe"] for i in range(1, 8)}
     assert "rust_update" in recipes[1] and "`update`" not in reports[1]
     assert recipes[2] == "call rust_type with {file, line, character, content?}"
     assert "call the tool again" in recipes[3] and "init" not in reports[3]
     assert "call rust_type again" in recipes[4]
     assert reports[4].startswith("rust_type failed: timeout: rust_type got no answer within its budget of 3000 ms")
+    assert "src is a directory, not a file" in reports[5] and "e.g. `src/lib.rs`" in recipes[5]
+    assert "`file`, `line` and `character`" in recipes[6] and "`position`" not in reports[6]
+    assert recipes[7] == "call rust_type with {file, line, character, content?}"
     for report in reports.values():  # no relay op or param the agent cannot send
         assert "timeout_ms" not in report and "docs/PROTOCOL.md" not in report and "init" not in report
+        assert "ORACLE_PROTOCOL" not in report and "frames" not in report
 
 
 @pytest.mark.parametrize("revision", ["2024-11-05", "2025-03-26"])

@@ -30,6 +30,7 @@ from ferrule.project import BadRequest, ProjectFile, ProjectRoot
 from ferrule.relay.text_change import Span, ranged_change
 
 MISSING_FILE_RECIPE = "create the file, or send its text with `content` or `update` first"
+NOT_A_FILE_RECIPE = "name a Rust source file in it, e.g. `src/lib.rs`"
 
 
 class Overlay:
@@ -165,8 +166,11 @@ class Documents:
                 return handle.read()
         except FileNotFoundError:
             raise BadRequest(f"{file.rel} does not exist", MISSING_FILE_RECIPE) from None
+        except IsADirectoryError:
+            raise BadRequest(f"{file.rel} is a directory, not a file", NOT_A_FILE_RECIPE) from None
         except OSError as error:
-            raise BadRequest(f"{file.rel} could not be read: {error.strerror}") from None
+            raise BadRequest(f"{file.rel} could not be read: {error.strerror}",
+                             "check the file's permissions, or pass its text in `content`") from None
 
     def require(self, file: ProjectFile, content: str | None) -> None:
         """BadRequest when the op would see no text at all (no content, no overlay, nothing on disk)."""

@@ -26,6 +26,7 @@ SUGGESTIONS = 5
 _USE = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?use\b")
 _SEGMENT_RECIPE = ("pass a name such as `total`, or a path such as `Order::total` or "
                    "`orders::pricing::Order::total`; `symbols` with `query` lists what is there")
+AMBIGUOUS_RECIPE = "qualify the name with its type or module (e.g. `Order::total`), or pass `file` and `position`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +90,7 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
         raise BadRequest(
             f"`symbol` {spec!r} is ambiguous: {len(matching)} matches: " + "; ".join(shown)
             + (f"; and {rest} more" if rest > 0 else ""),
-            "qualify the name with its type or module (e.g. `Order::total`), or pass `file` and `position`")
+            AMBIGUOUS_RECIPE)
     if exact:
         raise BadRequest(
             f"no `{name}` matches {spec!r}; `{name}` is: " + "; ".join(
@@ -149,4 +150,4 @@ def _described(places: Places, symbol: dict[str, Any]) -> str:
     return f"{qualified} ({mapping.symbol_kind(symbol.get('kind'), container)}) at {location['file']}:{location['line']}"
 
 
-__all__ = ["Target", "resolve", "split_path", "target", "workspace_symbols"]
+__all__ = ["AMBIGUOUS_RECIPE", "Target", "resolve", "split_path", "target", "workspace_symbols"]

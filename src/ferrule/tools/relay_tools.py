@@ -24,11 +24,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ferrule.mcp import ToolOutput, bound_progress
-from ferrule.project import ErrorRecord, FerruleError, OpTimeout
+from ferrule.project import BadRequest, ErrorRecord, FerruleError, OpTimeout
 from ferrule.relay.digest import compact
 from ferrule.relay.documents import MISSING_FILE_RECIPE
 from ferrule.relay.enrichment import POLICY_RECIPE
 from ferrule.relay.params import PARAMS_RECIPE
+from ferrule.relay.symbols import AMBIGUOUS_RECIPE
 from ferrule.tools import descriptors, reports
 from ferrule.tools.relay_link import SharedRelay
 from ferrule.tools.reports import error_output
@@ -95,8 +96,12 @@ def _place(args: Mapping[str, Any]) -> dict[str, Any]:
         if any(args.get(name) is not None for name in ("file", "line", "character")):
             raise ArgumentError("pass either 'symbol' or 'file' with 'line' and 'character', not both")
         return {"symbol": args["symbol"]}
-    if args.get("file") is None or args.get("line") is None:
+    missing = [name for name in ("file", "line", "character") if args.get(name) is None]
+    if len(missing) == 3:
         raise ArgumentError("missing 'symbol', or 'file' with 'line' and 'character': one of them names the place")
+    if missing:  # a place without its column would be column 0: a silent "nothing found"
+        raise ArgumentError(f"missing {' and '.join(repr(name) for name in missing)}: 'file', 'line' and "
+                            "'character' name the place together (or pass 'symbol' alone)")
     return {"file": args["file"], "position": _position(args)}
 
 
@@ -154,12 +159,15 @@ def for_tools(error: FerruleError, tool: str, schema: dict[str, Any]) -> ErrorRe
         record["message"] = f"{tool} got no answer within its budget of {error.budget_ms} ms"
         record["recipe"] = (f"call {tool} again once rust-analyzer has finished indexing (the first calls "
                             "after a start wait for it)")
-    elif error.recipe == PARAMS_RECIPE:
+    elif error.recipe in (PARAMS_RECIPE, BadRequest.default_recipe):  # the relay's frames mean nothing here
         record["recipe"] = _call_with(tool, schema)
     elif error.recipe == MISSING_FILE_RECIPE:
         record["recipe"] = "create the file, or pass its text in `content` or set it with rust_update first"
     elif error.recipe == POLICY_RECIPE:
         record["recipe"] = "fix conform.toml (or remove it to use the defaults) and call the tool again"
+    elif error.recipe == AMBIGUOUS_RECIPE:
+        record["recipe"] = ("qualify the name with its type or module (e.g. `Order::total`), or name the place "
+                            "with `file`, `line` and `character` instead")
     return record
 
 
