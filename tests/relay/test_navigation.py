@@ -132,6 +132,21 @@ def test_a_definition_in_std_is_shown_by_its_library_path_read_only(session, ord
     assert opened and all(any(path.startswith(root) for root in roots) for path in opened), opened
 
 
+@pytest.mark.parametrize(("symbol", "file", "line_text"), [
+    # a variant named after the type it holds (`PanicMessage::String(String)`) gives way to the type
+    ("String", "alloc/src/string.rs", "pub struct String"),
+    # the derive macro of the same name, and the preludes' `use` lists, give way to the trait
+    ("PartialEq", "core/src/cmp.rs", "trait PartialEq"),
+    # a library's path starts with its crate, and std's facade may stand for core's or alloc's
+    ("core::cmp::PartialEq", "core/src/cmp.rs", "trait PartialEq"),
+    ("std::fmt::Debug", "core/src/fmt/mod.rs", "pub trait Debug"),
+    ("std::string::String", "alloc/src/string.rs", "pub struct String"),
+])
+def test_a_library_item_is_found_by_its_name_or_its_path(session, symbol, file, line_text):
+    [found] = session.call("definition", {"symbol": symbol})["locations"]
+    assert found["file"] == file and line_text in found["text"], found
+
+
 # ---- references and implementations ----------------------------------------------------------------
 
 def test_references_across_files_are_grouped_with_their_lines(session):

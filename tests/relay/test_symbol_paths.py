@@ -6,7 +6,7 @@ import pytest
 
 from ferrule.project import BadRequest
 from ferrule.relay.ops.navigation import _capped_tree
-from ferrule.relay.symbols import _qualified_by, split_path
+from ferrule.relay.symbols import _crate_name, _preferred, _qualified_by, split_path
 
 
 def test_a_path_is_split_into_segments_and_a_leading_crate_dropped():
@@ -37,3 +37,28 @@ def test_an_outline_keeps_parents_before_children_and_counts_what_it_cut():
     kept, more = _capped_tree(outline, 2)
     assert kept == [{"name": "A", "children": [{"name": "a1"}]}]
     assert more == 3
+
+
+@pytest.mark.parametrize(("folder", "crate"), [
+    ("core", "core"), ("serde-1.0.152", "serde"), ("regex-syntax-0.6.27", "regex_syntax"), ("proc-macro2", "proc_macro2"),
+])
+def test_a_library_folder_names_its_crate(folder, crate):
+    assert _crate_name(folder) == crate
+
+
+def _symbol(name, kind, container=None):
+    return {"name": name, "kind": kind, "containerName": container}
+
+
+def test_a_derive_macro_and_for_a_bare_name_a_variant_give_way():
+    trait, derive = _symbol("PartialEq", 11), _symbol("PartialEq", 12)
+    assert _preferred([trait, derive], bare=True) == [trait]
+    assert _preferred([trait, derive], bare=False) == [trait]
+    struct, variant = _symbol("String", 23), _symbol("String", 22, "PanicMessage")
+    assert _preferred([struct, variant], bare=True) == [struct]
+    assert _preferred([struct, variant], bare=False) == [struct, variant]  # a qualified name chose these
+    two = [_symbol("total", 6, "Order"), _symbol("total", 6, "Report")]
+    assert _preferred(two, bare=True) == two  # nothing to prefer: still ambiguous
+    assert _preferred([derive], bare=True) == [derive]
+    functions = [_symbol("new", 12), _symbol("new", 12, "Order")]
+    assert _preferred(functions, bare=True) == functions  # a lower-case function is a function

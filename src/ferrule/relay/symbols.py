@@ -3,8 +3,10 @@ symbol search and resolved to the one place it names.
 
 A name or a path (`orders::pricing::Order::total`, `Pricing`, `Order::total`): the last segment is the
 name, searched exactly; the segments before it must appear, in order, in the candidate's path (its
-module path from its file, then its container). `use` re-exports give way to what they re-export.
-One match is the answer; several are a `protocol` error listing them; none suggests the closest names.
+module path from its file, then its container; a library's starts with its crate, `core::cmp`).
+`use` re-exports give way to what they re-export, a derive macro to its trait, and, for a bare name,
+an enum variant or a field to the item it is named after. One match is the answer; several are a
+`protocol` error listing them; none suggests the closest names.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ CANDIDATES_SHOWN = 10  # in an ambiguity's message
 SUGGESTIONS = 5
 
 _USE = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?use\b")
+_USE_LIST_LINES = 40  # how far above a name its `use` item may start
+_FUNCTION = 12  # the protocol's SymbolKind: rust-analyzer gives macros this kind too
+_MEMBERS = frozenset({8, 22})  # Field, EnumMember
 _SEGMENT_RECIPE = ("pass a name such as `total`, or a path such as `Order::total` or "
                    "`orders::pricing::Order::total`; `symbols` with `query` lists what is there")
 AMBIGUOUS_RECIPE = "qualify the name with its type or module (e.g. `Order::total`), or pass `file` and `position`"
@@ -80,7 +85,7 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     places = Places(ctx)
     matching = [s for s in exact if _qualified_by(_path_of(places, s), segments[:-1])]
     definitions = [s for s in matching if not _is_reexport(places, s)]
-    matching = _unique(definitions or matching)
+    matching = _preferred(_unique(definitions or matching), bare=len(segments) == 1)
     if len(matching) == 1:
         location = matching[0]["location"]
         return Target(location["uri"], location["range"]["start"])
@@ -101,10 +106,16 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
 
 
 def _path_of(places: Places, symbol: dict[str, Any]) -> list[str]:
-    """The candidate's path segments before its name: its file's module path, then its container."""
+    """The candidate's path segments before its name: its file's module path (a library's led by its
+    crate: `core::cmp` for `core/src/cmp.rs`), then its container."""
     shown, read_only, _, _ = places.file(symbol["location"]["uri"])
-    module = mapping.module_path(shown) if not read_only else None
-    segments = module.split("::")[1:] if module else []
+    if read_only:
+        folder, _, inner = shown.partition("/")  # a library file is shown from its crate's folder
+        module = mapping.module_path(inner) if folder and inner else None
+        segments = [_crate_name(folder), *module.split("::")[1:]] if module else []
+    else:
+        module = mapping.module_path(shown)
+        segments = module.split("::")[1:] if module else []
     container = symbol.get("containerName")
     if container and (not segments or segments[-1] != container):
         segments.append(container)
@@ -122,13 +133,40 @@ def _qualified_by(path: list[str], qualifiers: list[str]) -> bool:
         len(qualifiers) > 1 and qualifiers[0] not in path and subsequence(qualifiers[1:]))
 
 
+def _crate_name(folder: str) -> str:
+    """The crate a library folder holds: `core`, `serde` of `serde-1.0.152`, `regex_syntax` of
+    `regex-syntax-0.6.27`."""
+    name, dash, version = folder.rpartition("-")
+    return (name if dash and version[:1].isdigit() else folder).replace("-", "_")
+
+
 def _is_reexport(places: Places, symbol: dict[str, Any]) -> bool:
+    """Whether the candidate is a name in a `use` item, on its first line or on a later line of its list
+    (`pub use core::prelude::v1::{` ... `PartialEq, ...`)."""
     location = symbol["location"]
     _, _, index, _ = places.file(location["uri"])
-    if index is None:
-        return False
     line = location["range"]["start"]["line"]
-    return 0 <= line < index.line_count and _USE.match(index.line(line)) is not None
+    if index is None or not 0 <= line < index.line_count:
+        return False
+    for above in range(line, max(-1, line - _USE_LIST_LINES), -1):
+        text = index.line(above)
+        if _USE.match(text) is not None:
+            return True
+        if above < line and (not text.strip() or ";" in text or "{" in text):
+            return False  # an earlier statement or item ends or opens here: the line is in no `use`
+    return False
+
+
+def _preferred(candidates: list[dict[str, Any]], *, bare: bool) -> list[dict[str, Any]]:
+    """Candidates that give way to another of their name: a derive macro to its trait (a capitalised
+    "function" is a macro: `PartialEq`), and, for a bare name, an enum variant or a field to the item
+    it is named after (`String` of `PanicMessage::String(String)`). The rest when none is left."""
+    if len(candidates) < 2:
+        return candidates
+    kept = [c for c in candidates if not (c.get("kind") == _FUNCTION and str(c.get("name"))[:1].isupper())]
+    if bare:
+        kept = [c for c in kept if c.get("kind") not in _MEMBERS]
+    return kept or candidates
 
 
 def _unique(symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
