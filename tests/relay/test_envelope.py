@@ -150,3 +150,23 @@ def test_a_lone_surrogate_in_text_is_refused_with_the_id_echoed(root):
     assert caught.value.id == 7 and "not Unicode text" in caught.value.error.message
     whole = b'{"proto":1,"id":8,"op":"validate","params":{"file":"src/lib.rs","content":"\\ud83d\\ude00"}}'
     assert parse_request(whole, root).params.content == "😀"  # a pair of escapes is one character
+
+
+@pytest.mark.parametrize("op, params", [
+    ("validate", {"file": "Cargo.toml"}),
+    ("type", {"file": "README.md", "position": {"line": 1, "character": 0}}),
+    ("definition", {"file": "Cargo.toml", "position": {"line": 1, "character": 0}}),
+    ("symbols", {"file": "Cargo.toml"}),
+])
+def test_ops_that_read_rust_source_refuse_another_file(root, op, params):
+    with pytest.raises(FrameRejected) as caught:
+        parse_request(orjson.dumps({"proto": 1, "id": 1, "op": op, "params": params}), root)
+    assert caught.value.error.kind == "protocol" and "not a Rust source file" in caught.value.error.message
+    assert "src/lib.rs" in caught.value.error.recipe
+
+
+def test_update_takes_any_file_of_the_project(root):
+    # a Cargo.toml overlay is how an agent tries a dependency before saving it
+    request = parse_request(orjson.dumps({"proto": 1, "id": 1, "op": "update",
+                                          "params": {"file": "Cargo.toml", "content": "[package]\n"}}), root)
+    assert request.params.file == "Cargo.toml"

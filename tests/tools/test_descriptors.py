@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jsonschema
 import pytest
 
@@ -99,3 +101,22 @@ def test_navigation_tools_say_when_to_use_them_with_an_example_and_use_no_type_a
 def test_complete_says_the_unsafe_mark_is_a_heuristic():
     description = DESCRIPTORS["rust_complete"]["description"]
     assert "unsafe" in description and "heuristic" in description and "not a type check" in description
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+PLACE = ("symbol", "file", "line", "character")  # "a place" in the README's table
+
+
+@pytest.mark.skipif(not README.exists(), reason="needs the source checkout")
+@pytest.mark.parametrize("name", sorted(DESCRIPTORS))
+def test_the_readme_lists_each_tool_with_its_arguments(name):
+    rows = [line for line in README.read_text(encoding="utf-8").splitlines() if line.startswith(f"| `{name}` |")]
+    assert len(rows) == 1, f"the README's table of tools has no row (or several) for {name}"
+    arguments = rows[0].split("|")[2]
+    schema = DESCRIPTORS[name]["inputSchema"]
+    for argument in schema["properties"]:
+        if argument in PLACE and "a place" in arguments:
+            continue
+        assert f"`{argument}`" in arguments or f"`{argument}?`" in arguments, (name, argument, arguments)
+        if argument in schema["required"]:
+            assert f"`{argument}?`" not in arguments, f"{name}: {argument} is required"

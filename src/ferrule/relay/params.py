@@ -12,7 +12,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import orjson
 
@@ -181,6 +181,10 @@ class FileParams(OpParams):
     file: str = _file_param()
     checked: ProjectFile | None = field(default=None, compare=False, repr=False)
 
+    #: The op reads Rust source: a file that is not `.rs` is refused (`update` takes any file, such as
+    #: a Cargo.toml for the compile check to see).
+    sources_only: ClassVar[bool] = True
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InitParams(OpParams):
@@ -199,6 +203,8 @@ class ShutdownParams(OpParams):
 class UpdateParams(FileParams):
     content: str | None = param(_string_or_null, "string or null", "the overlay's text; null drops the overlay",
                                 required=True, keeps_null=True)
+
+    sources_only: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -364,6 +370,9 @@ def parse_params(op: str, cls: type[P], params: object, root: ProjectRoot | None
         raise BadRequest(f"{op}: bad params: " + "; ".join(problems), PARAMS_RECIPE)
     if root is not None and "file" in checked:
         file = root.file(checked["file"])
+        if getattr(cls, "sources_only", False) and not file.rel.endswith(".rs"):
+            raise BadRequest(f"{op}: `file` {file.rel!r} is not a Rust source file (.rs)",
+                             "name a .rs file, e.g. `src/lib.rs`; the compile check reads Cargo.toml itself")
         checked["file"], checked["checked"] = file.rel, file
     return cls(**checked)
 

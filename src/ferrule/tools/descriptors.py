@@ -243,11 +243,13 @@ RUST_UPDATE: dict[str, Any] = {
         "rust_validate, rust_type, rust_complete and rust_scope call sees it, in this file and in the "
         "files that use it: for a change across several files before any is written. `content: null` "
         "drops the overlay and the analyzer reads the file on disk again. The file on disk is never "
-        "written. " + PATH_NOTE
+        "written. Any file of the project may be set, a Cargo.toml too: rust_validate's compile check "
+        "then builds with it. " + PATH_NOTE
     ),
     "inputSchema": _schema(
         {
-            "file": _FILE,
+            "file": {**_FILE, "description": ("The file, relative to the project root with forward slashes, "
+                                              "e.g. \"src/lib.rs\" or \"Cargo.toml\".")},
             "content": {  # anyOf, not a `type` array: hosts that read schemas as OpenAPI refuse those
                 "anyOf": [{"type": "string"}, {"type": "null"}],
                 "description": "The file's full new text, or null to drop the overlay.",
