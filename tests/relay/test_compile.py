@@ -109,6 +109,34 @@ def test_overlays_are_part_of_the_checked_state(session):
     assert validate(session, "src/orders.rs")["diagnostics"] == []
 
 
+def test_a_manifest_refused_in_an_overlay_is_named_with_cargos_cause_in_project_terms(session, crate):
+    session.call("update", {"file": "Cargo.toml", "content": "[package]\n"})
+    try:
+        result = validate(session, "src/lib.rs")
+    finally:
+        session.call("update", {"file": "Cargo.toml", "content": None})
+    error = result["compile_error"]
+    assert (result["compiled"], error["kind"]) == (False, "cargo-failed")
+    assert "failed to parse manifest at `Cargo.toml`" in error["message"]
+    assert "missing field `package.name`" in error["message"]  # the cause under `Caused by:`
+    assert os.fspath(project_home(session.session.root)) not in error["message"]
+    assert "Cargo.toml" in error["recipe"] and "overlay" in error["recipe"]
+    assert "in the project root" not in error["recipe"]
+    assert validate(session, "src/lib.rs")["compiled"] is True
+
+
+def test_after_a_syntax_error_rustc_does_not_judge_the_analyzers_errors(session):
+    content = (LIB_HEAD + 'pub fn a() -> u32 {\n    "a"\n}\npub fn b() -> u32 {\n    "b"\n}\n'
+               "pub fn c( -> u32 {\n    1\n}\n")
+    result = validate(session, "src/lib.rs", content)
+    assert result["compiled"] is True, result.get("compile_error")
+    rustc = [d for d in result["diagnostics"] if d["source"] == "rustc"]
+    assert rustc and all(d["code"] is None for d in rustc)  # rustc stopped at the syntax error
+    mismatches = [d for d in result["diagnostics"] if d["code"] == "E0308"]
+    assert sorted(d["line"] for d in mismatches) == [position_of(content, '"a"')["line"], position_of(content, '"b"')["line"]]
+    assert not any(d.get("unconfirmed") for d in result["diagnostics"]), result["diagnostics"]
+
+
 def test_a_file_created_on_disk_between_calls_is_seen(session, crate):
     assert validate(session, "src/lib.rs")["compiled"] is True
     extra = crate / "src" / "extra.rs"

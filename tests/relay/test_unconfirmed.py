@@ -21,11 +21,18 @@ def _verdicts(result: dict) -> list[tuple[int, str | None, str, bool]]:
 
 
 def test_an_error_rustc_reports_on_the_same_line_under_another_code_is_confirmed():
-    result = {"diagnostics": [_analyzer(4, "syntax-error"), _analyzer(9, "E0599"), _analyzer(12, "E0308")]}
-    merged(result, CompileAnswer([_rustc(4, None), _rustc(12, "E0308")], ms=5), "src/lib.rs", analyzer_misled=False)
+    result = {"diagnostics": [_analyzer(4, "E0412"), _analyzer(9, "E0599"), _analyzer(12, "E0308")]}
+    merged(result, CompileAnswer([_rustc(4, "E0425"), _rustc(12, "E0308")], ms=5), "src/lib.rs", analyzer_misled=False)
     assert _verdicts(result) == [
-        (4, "syntax-error", "rust-analyzer", False), (4, None, "rustc", False), (12, "E0308", "rustc", False),
+        (4, "E0412", "rust-analyzer", False), (4, "E0425", "rustc", False), (12, "E0308", "rustc", False),
         (9, "E0599", "rust-analyzer", True)]
+
+
+def test_after_a_syntax_error_rustcs_silence_judges_nothing():
+    for syntax_error in (_rustc(4, None), _rustc(4, "E0765"), {**_rustc(2, None), "file": "src/other.rs"}):
+        result = {"diagnostics": [_analyzer(4, "syntax-error"), _analyzer(9, "E0308")]}
+        merged(result, CompileAnswer([syntax_error], ms=5), "src/lib.rs", analyzer_misled=False)
+        assert not any(d.get("unconfirmed") for d in result["diagnostics"]), syntax_error
 
 
 def test_a_rustc_warning_confirms_no_error_and_the_analyzers_warnings_are_never_judged():

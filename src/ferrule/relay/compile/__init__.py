@@ -4,6 +4,6 @@ to the text the op saw (spans), one run per project and effective state (checker
 joined to the analyzer's (merge)."""
 
 from ferrule.relay.compile.checker import CompileAnswer, CompileChecker
-from ferrule.relay.compile.merge import ELSEWHERE_CAP, compile_disabled, merged
+from ferrule.relay.compile.merge import ELSEWHERE_CAP, compile_disabled, merged, stopped_at_syntax
 
-__all__ = ["ELSEWHERE_CAP", "CompileAnswer", "CompileChecker", "compile_disabled", "merged"]
+__all__ = ["ELSEWHERE_CAP", "CompileAnswer", "CompileChecker", "compile_disabled", "merged", "stopped_at_syntax"]

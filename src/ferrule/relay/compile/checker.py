@@ -13,9 +13,9 @@ import hashlib
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ferrule.project import ErrorRecord, ProjectRoot
 from ferrule.relay.cache import project_home
@@ -35,6 +35,8 @@ TIMEOUT_RECIPE = ("pass a larger `timeout_ms`: the first check of a project buil
 CARGO_MISSING_RECIPE = "install Rust with rustup (https://rustup.rs) or put `cargo` on PATH, then validate again"
 CARGO_FAILED_RECIPE = ("run `cargo check --all-targets` in the project root and fix what it reports "
                        "(the manifest, a dependency that cannot be fetched)")
+# files cargo reads before it compiles anything: unsaved text in one of them can fail the whole check
+CARGO_INPUTS = frozenset({"Cargo.toml", "Cargo.lock", "build.rs"})
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class CompileChecker:
             return CompileAnswer(error=_error("cargo-missing", str(missing), CARGO_MISSING_RECIPE))
         except CargoTimedOut:
             return self._timed_out(began)
-        answer = _answer(run, mirror.tree, int((time.monotonic() - began) * 1000))
+        answer = _answer(run, mirror.tree, overlays, int((time.monotonic() - began) * 1000))
         self._last = (key, answer)
         return answer
 
@@ -138,7 +140,7 @@ def package_of(tree: Path, rel: str) -> str | None:
         folder = folder.parent
 
 
-def _answer(run: CargoRun, tree: Path, ms: int) -> CompileAnswer:
+def _answer(run: CargoRun, tree: Path, overlays: Collection[str], ms: int) -> CompileAnswer:
     lines: dict[str, list[str]] = {}
 
     def line_of(rel: str, line: int) -> str:
@@ -152,10 +154,32 @@ def _answer(run: CargoRun, tree: Path, ms: int) -> CompileAnswer:
 
     found = spans.diagnostics(run.messages, os.fspath(tree), line_of)
     if run.returncode != 0 and not any(d["category"] == "error" for d in found):
-        complaint = [line for line in run.stderr.splitlines() if line.lstrip().startswith(("error", "Caused by", "  "))]
+        # cargo's errors, and the indented lines under them (the cause under `Caused by:`)
+        complaint = [line for line in run.stderr.splitlines() if line.startswith(("error", "Caused by", "  "))]
         message = "\n".join(complaint[:12]).strip() or run.stderr.strip() or f"cargo exited with {run.returncode}"
-        return CompileAnswer(ms=ms, error=_error("cargo-failed", f"cargo check failed: {message}", CARGO_FAILED_RECIPE))
+        message = _in_project_terms(message, tree)
+        return CompileAnswer(ms=ms, error=_error("cargo-failed", f"cargo check failed: {message}",
+                                                 _cargo_failed_recipe(message, overlays)))
     return CompileAnswer(found, ms)
+
+
+def _in_project_terms(text: str, tree: Path) -> str:
+    """`text` with the mirror's paths made relative to the project's root: the mirror is a private copy
+    the user never sees."""
+    return text.replace(os.fspath(tree) + os.sep, "").replace(os.fspath(tree), ".")
+
+
+def _cargo_failed_recipe(message: str, overlays: Collection[str]) -> str:
+    """The project root's own `cargo check` does not see unsaved text: when some of it is what cargo
+    refused (a file the message names, or a manifest, lock file or build script), that text is the fix."""
+    involved = sorted(rel for rel in overlays if rel in message or PurePosixPath(rel).name in CARGO_INPUTS)
+    if involved:
+        return (f"the check saw unsaved text that the disk does not have: fix {', '.join(involved)} in that text, "
+                "or drop its overlay (`update` with null content) to check the disk's, then validate again")
+    if overlays:
+        return (f"{CARGO_FAILED_RECIPE}; this check also saw the unsaved text of {', '.join(sorted(overlays))}: "
+                "when the disk passes, the cause is there")
+    return CARGO_FAILED_RECIPE
 
 
 __all__ = ["CompileAnswer", "CompileChecker", "package_of"]

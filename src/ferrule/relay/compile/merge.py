@@ -4,12 +4,16 @@ shadow check off for a project."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ferrule.project import ErrorRecord
 from ferrule.relay.compile.checker import CompileAnswer
 from ferrule.relay.results import Diagnostic, ElsewhereDiagnostic, ValidateResult
 
 ELSEWHERE_CAP = 50
+# rustc's lexer errors (unterminated literals and comments); its parser's errors carry no code
+LEXER_CODES = frozenset({"E0748", "E0758", "E0762", "E0763", "E0765", "E0766"})
 NO_COMPILE_ENV = "FERRULE_NO_COMPILE"
 
 
@@ -35,7 +39,8 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_
     (std not loaded, proc-macros not expanded) its errors are artefacts of what it lacks: rustc, which
     has it, stands for them. rustc is the
     judge: an analyzer error on a line where rustc reports none is marked `unconfirmed` and goes after
-    the others."""
+    the others. But a syntax error may stop rustc before type checking: its silence then judges nothing,
+    and nothing is marked."""
     result["compile_ms"] = answer.ms
     if answer.error is not None:
         result["compiled"] = False
@@ -47,9 +52,10 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_
     analyzer = [d for d in result["diagnostics"]
                 if (d["code"], d["line"]) not in confirmed and not (analyzer_misled and d["category"] == "error")]
     judged = {d["line"] for d in own if d["category"] == "error"}
-    for d in analyzer:
-        if d["category"] == "error" and d["line"] not in judged:
-            d["unconfirmed"] = True
+    if not stopped_at_syntax(answer.diagnostics):
+        for d in analyzer:
+            if d["category"] == "error" and d["line"] not in judged:
+                d["unconfirmed"] = True
     result["diagnostics"] = sorted(own + analyzer,
                                    key=lambda d: (d.get("unconfirmed", False), d["line"], d["character"]))
     others = sorted((d for d in answer.diagnostics if d["file"] != rel and d["category"] == "error"),
@@ -59,4 +65,10 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_
         result["elsewhere_omitted"] = len(others) - ELSEWHERE_CAP
 
 
-__all__ = ["ELSEWHERE_CAP", "NO_COMPILE_ENV", "compile_disabled", "merged"]
+def stopped_at_syntax(diagnostics: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether rustc reported a syntax error in the package, after which it may have checked no types."""
+    return any(d.get("source", "rustc") == "rustc" and d.get("category") == "error"
+               and (d.get("code") is None or d.get("code") in LEXER_CODES) for d in diagnostics)
+
+
+__all__ = ["ELSEWHERE_CAP", "LEXER_CODES", "NO_COMPILE_ENV", "compile_disabled", "merged", "stopped_at_syntax"]
