@@ -3,7 +3,8 @@ then the other files the change breaks, then how long the check took or why it d
 
 from __future__ import annotations
 
-from ferrule.tools.relay_tools import _validate_params
+from ferrule.relay.terminal import validation
+from ferrule.tools.relay_tools import _validate_params, _validate_structured
 from ferrule.tools.reports import render_validate
 
 BASE = {"facts": [], "markers": [], "conform_findings": [], "advice": []}
@@ -47,10 +48,50 @@ def test_a_missing_std_is_said_first_and_rustc_is_the_one_to_trust():
     assert "push channel" not in "\n".join(text)
 
 
-def test_a_check_that_could_not_run_says_why_and_how_to_fix_it():
-    error = {"kind": "timeout", "message": "cargo check did not finish", "recipe": "pass a larger `timeout_ms`"}
-    result = {**BASE, "degraded": False, "compiled": False, "compile_ms": 30000, "compile_error": error,
+def test_a_check_that_could_not_run_is_no_clean_bill_and_says_why_first():
+    error = {"kind": "cargo-failed", "recipe": "run `cargo check --all-targets` in the project root",
+             "message": "cargo check failed: error: no matching package named `nope` found"}
+    result = {**BASE, "degraded": False, "compiled": False, "compile_ms": 100, "compile_error": error,
               "diagnostics": []}
     text = render_validate(result, {"file": "src/lib.rs"}).splitlines()
-    assert text[-2] == "compile check: not run (timeout, 30.0 s): cargo check did not finish"
-    assert text[-1] == "  fix: pass a larger `timeout_ms`"
+    assert text[0] == ("src/lib.rs: unverified: no diagnostics by rust-analyzer alone; the compile check could not "
+                       "run (cargo check failed: error: no matching package named `nope` found), so errors only "
+                       "rustc finds (the borrow checker's among them) may be missing; 0 policy findings")
+    assert text[1:3] == ["compile check: not run (cargo-failed, 0.1 s): " + error["message"],
+                         "  fix: run `cargo check --all-targets` in the project root"]
+    assert "clean" not in "\n".join(text)
+    assert _validate_structured(result, {"file": "src/lib.rs"})["compile_check"] == "failed"
+    terminal_text = validation("src/lib.rs", result)
+    assert terminal_text.splitlines()[-1].startswith("src/lib.rs: unverified: no diagnostics by rust-analyzer alone")
+
+
+def test_errors_found_while_the_check_could_not_run_are_said_to_be_the_analyzers_alone():
+    error = {"kind": "timeout", "message": "cargo check did not finish", "recipe": "pass a larger `timeout_ms`"}
+    result = {**BASE, "degraded": False, "compiled": False, "compile_ms": 30000, "compile_error": error,
+              "diagnostics": [_diagnostic(3, "rust-analyzer", "E0308", "mismatched types")]}
+    text = render_validate(result, {"file": "src/lib.rs"}).splitlines()
+    assert text[0].startswith("src/lib.rs: unverified: 1 error, 0 warnings by rust-analyzer alone; the compile "
+                              "check could not run (cargo check did not finish)")
+    assert text[1] == "compile check: not run (timeout, 30.0 s): cargo check did not finish"
+    assert "  3:4 error[E0308]: mismatched types" in text
+
+
+def test_a_check_switched_off_leaves_the_analyzers_verdict_said_as_such_without_alarm():
+    off = {"kind": "disabled", "message": "compile checks are off: FERRULE_NO_COMPILE is set",
+           "recipe": "unset FERRULE_NO_COMPILE"}
+    switched_off = {**BASE, "degraded": False, "compiled": False, "compile_ms": 0, "compile_error": off,
+                    "diagnostics": []}
+    not_asked = {**BASE, "degraded": False, "diagnostics": []}
+    for result in (switched_off, not_asked):
+        text = render_validate(result, {"file": "src/lib.rs"}).splitlines()
+        assert text[0] == "src/lib.rs: clean: no diagnostics, no policy findings (rust-analyzer alone: compile check off)"
+        assert _validate_structured(result, {"file": "src/lib.rs"})["compile_check"] == "off"
+    assert render_validate(switched_off, {"file": "src/lib.rs"}).splitlines()[-1] == "  fix: unset FERRULE_NO_COMPILE"
+
+
+def test_after_a_syntax_error_rustc_is_not_called_the_judge():
+    result = {**BASE, "degraded": False, "compiled": True, "compile_ms": 100,
+              "diagnostics": [{**_diagnostic(9, "rustc", "", "this file contains an unclosed delimiter"), "code": None},
+                              _diagnostic(3, "rust-analyzer", "E0308", "mismatched types")], "elsewhere": []}
+    text = render_validate(result, {"file": "src/lib.rs"})
+    assert "unconfirmed" not in text and "stopped at a syntax error" in text.splitlines()[-1]

@@ -25,7 +25,8 @@ VALIDATE_RESULT = {
 def test_validate_report_leads_with_counts_and_lists_everything():
     text = reports.render_validate(VALIDATE_RESULT, {"file": "src/orders/pricing.rs"})
     first = text.splitlines()[0]
-    assert first == "src/orders/pricing.rs: 1 error, 1 warning; 2 policy findings (1 new, 1 baselined)"
+    assert first == ("src/orders/pricing.rs: 1 error, 1 warning; 2 policy findings (1 new, 1 baselined) "
+                     "(rust-analyzer alone: compile check off)")
     # Diagnostics in line order, each with line:character, severity and code.
     assert "  3:8 warning[unused_variables]: unused variable: `x`" in text
     assert "  15:21 error[E0308]: expected u64, found u32" in text

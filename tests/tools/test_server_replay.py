@@ -152,8 +152,8 @@ def test_each_tool_maps_its_arguments_onto_the_op(tmp_path):
         ("update", {"file": "src/lib.rs", "content": None}),
     ]
     assert answers[1]["result"]["structuredContent"] == {  # cut to fit a model's context, counts beside
-        **validate, "diagnostics_omitted": 0, "diagnostic_counts": {}, "note_kinds": {}, "fact_counts": {},
-        "conform_findings_omitted": 0, "advice_omitted": 0}
+        **validate, "diagnostics_omitted": 0, "diagnostic_counts": {}, "error_kinds": {}, "warning_kinds": {},
+        "note_kinds": {}, "fact_counts": {}, "conform_findings_omitted": 0, "advice_omitted": 0, "compile_check": "off"}
     assert answers[2]["result"]["structuredContent"] == {"display": "u8", "documentation": ""}
     assert answers[2]["result"]["content"] == [{"type": "text", "text": "src/lib.rs 3:4:\n  u8"}]
     assert all(answers[i]["result"]["isError"] is False for i in range(1, 8))

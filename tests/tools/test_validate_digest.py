@@ -1,4 +1,4 @@
-"""A validate answer cut to fit a model's context: errors never cut, the rest capped and counted, facts
+"""A validate answer cut to fit a model's context: every list capped and the rest counted by kind, facts
 left out unless asked for; the MCP report, its structured result and `ferrule validate`'s text agree."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from ferrule.relay import terminal
 from ferrule.relay.digest import (
     ADVICE_SHOWN,
     ELSEWHERE_SHOWN,
+    ERRORS_SHOWN,
     FINDINGS_SHOWN,
     NOTES_SHOWN,
     UNCONFIRMED_SHOWN,
@@ -25,6 +26,7 @@ from ferrule.tools.descriptors import RUST_VALIDATE, VALIDATE_OUTPUT
 from ferrule.tools.relay_tools import _validate_structured
 from ferrule.tools.reports import render_validate
 
+ERRORS = ERRORS_SHOWN + 10
 INACTIVE = 'code is inactive due to #[cfg] directives: feature = "full" is disabled'
 
 
@@ -54,8 +56,8 @@ def _clean_large_file() -> dict:
 
 
 def _flooded() -> dict:
-    """More errors than any cap, and more of everything else than its cap."""
-    errors = [_diagnostic(n, "error", "E0308", f"mismatched types {n}", "rustc") for n in range(1, 61)]
+    """More of everything than its cap."""
+    errors = [_diagnostic(n, "error", "E0308", f"mismatched types {n}", "rustc") for n in range(1, ERRORS + 1)]
     warnings = [_diagnostic(100 + n, "warning", "unused_variables", f"unused variable {n}", "rustc")
                 for n in range(40)]
     hints = [_diagnostic(200 + n, "hint", "inactive-code" if n % 3 else "unused_mut", "a hint") for n in range(90)]
@@ -71,7 +73,8 @@ def test_a_clean_large_file_answers_in_a_few_lines_with_the_hints_counted_by_kin
     structured = _validate_structured(result, {"file": "src/expr.rs"})
     jsonschema.validate(structured, VALIDATE_OUTPUT)
     assert len(text.encode()) + len(json.dumps(structured).encode()) < 4096
-    assert text.splitlines()[0] == "src/expr.rs: 0 errors, 0 warnings, 107 notes; 1 policy finding (1 new, 0 baselined)"
+    assert text.splitlines()[0] == ("src/expr.rs: 0 errors, 0 warnings, 107 notes; 1 policy finding (1 new, 0 baselined)"
+                                    " (rust-analyzer alone: compile check off)")
     assert f"notes (hints and information, counted by kind): 107 inactive-code; the first {NOTES_SHOWN}:" in text
     assert text.count("hint[inactive-code]") == NOTES_SHOWN
     assert "facts: 260 items (138 fn, 104 impl, 18 use)" in text and "include_facts: true" in text
@@ -88,18 +91,20 @@ def test_include_facts_brings_every_fact_back():
     assert structured["facts"] == result["facts"]
 
 
-def test_errors_are_never_cut_and_every_other_list_is_capped_with_the_rest_counted():
+def test_every_list_is_capped_with_the_rest_counted_by_kind():
     result = _flooded()
     cut = digest(result)
-    assert len(cut.errors) == 60
+    assert len(cut.errors) == ERRORS_SHOWN and cut.errors_omitted == ERRORS - ERRORS_SHOWN
     structured = compact(result)
     jsonschema.validate(structured, VALIDATE_OUTPUT)
     shown = structured["diagnostics"]
-    assert [d["line"] for d in shown if d["category"] == "error"] == list(range(1, 61))
+    assert [d["line"] for d in shown if d["category"] == "error"] == list(range(1, ERRORS_SHOWN + 1))
     assert sum(1 for d in shown if d["category"] == "warning") == WARNINGS_SHOWN
     assert sum(1 for d in shown if d["category"] == "hint") == NOTES_SHOWN
-    assert structured["diagnostics_omitted"] == 40 - WARNINGS_SHOWN + 90 - NOTES_SHOWN
-    assert structured["diagnostic_counts"] == {"hint": 90, "error": 60, "warning": 40}
+    assert structured["diagnostics_omitted"] == ERRORS - ERRORS_SHOWN + 40 - WARNINGS_SHOWN + 90 - NOTES_SHOWN
+    assert structured["diagnostic_counts"] == {"hint": 90, "error": ERRORS, "warning": 40}
+    assert structured["error_kinds"] == {"E0308": ERRORS}
+    assert structured["warning_kinds"] == {"unused_variables": 40}
     assert structured["note_kinds"] == {"inactive-code": 60, "unused_mut": 30}
     assert len(structured["conform_findings"]) == FINDINGS_SHOWN
     assert structured["conform_findings_omitted"] == 30 - FINDINGS_SHOWN
@@ -107,10 +112,14 @@ def test_errors_are_never_cut_and_every_other_list_is_capped_with_the_rest_count
     assert len(structured["advice"]) == ADVICE_SHOWN and structured["advice_omitted"] == 30 - ADVICE_SHOWN
 
     text = render_validate(result, {"file": "src/lib.rs"})
-    assert text.splitlines()[0] == ("src/lib.rs: 60 errors, 40 warnings, 90 notes; "
-                                    "30 policy findings (15 new, 15 baselined)")
-    for n in range(1, 61):
+    assert text.splitlines()[0] == (f"src/lib.rs: {ERRORS} errors, 40 warnings, 90 notes; "
+                                    "30 policy findings (15 new, 15 baselined) (rust-analyzer alone: compile check off)")
+    assert (f"diagnostics (errors by kind: {ERRORS} E0308; the first {ERRORS_SHOWN}; "
+            f"warnings by kind: 40 unused_variables; the first {WARNINGS_SHOWN}):") in text
+    for n in range(1, ERRORS_SHOWN + 1):
         assert f"  {n}:4 error[E0308] (rustc): mismatched types {n}\n" in text + "\n"
+    assert text.count("error[E0308]") == ERRORS_SHOWN
+    assert f"  ... and {ERRORS - ERRORS_SHOWN} more errors (fix those above and validate again to see them)" in text
     assert text.count("warning[unused_variables]") == WARNINGS_SHOWN
     assert f"  ... and {40 - WARNINGS_SHOWN} more warnings (fix those above and validate again to see them)" in text
     assert f"  ... and {30 - FINDINGS_SHOWN} more findings (rust_check lists every one)" in text
@@ -120,13 +129,14 @@ def test_errors_are_never_cut_and_every_other_list_is_capped_with_the_rest_count
 def test_the_terminal_text_follows_the_same_shape():
     text = terminal.validation("src/lib.rs", _flooded())
     lines = text.splitlines()
-    assert sum(1 for line in lines if "error[E0308]" in line) == 60
+    assert sum(1 for line in lines if "error[E0308]" in line) == ERRORS_SHOWN
+    assert f"... and {ERRORS - ERRORS_SHOWN} more errors (--json lists every one)" in lines
     assert sum(1 for line in lines if "warning[unused_variables]" in line) == WARNINGS_SHOWN
     assert f"... and {40 - WARNINGS_SHOWN} more warnings (--json lists every one)" in lines
     assert sum(1 for line in lines if "hint[" in line) == NOTES_SHOWN
     assert f"notes: 60 inactive-code, 30 unused_mut; the first {NOTES_SHOWN}:" in lines
     assert sum(1 for line in lines if "policy[" in line) == FINDINGS_SHOWN
-    assert lines[-1] == "src/lib.rs: 60 errors, 40 warnings, 90 hints; 30 policy findings (15 new); 1 facts"
+    assert lines[-1] == f"src/lib.rs: {ERRORS} errors, 40 warnings, 90 hints; 30 policy findings (15 new); 1 facts"
 
 
 def test_an_unconfirmed_error_is_listed_after_the_confirmed_ones_and_rustc_is_named_the_judge():

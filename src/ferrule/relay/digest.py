@@ -1,9 +1,10 @@
 """A `validate` answer cut to fit a model's context, the one shape every readable report of it follows.
 
-The file's errors are never cut: every one is kept. The analyzer's errors that rustc, the judge, does
-not report (`unconfirmed`) come last and are capped: an analyzer blind to part of the code (a standard
-library it cannot read, say) can report thousands. Warnings, errors in other files (which validating
-those files lists), policy findings and advice are capped too, the rest counted. Hints and
+The file's errors are kept up to a cap far above what a person fixes in one go, rustc's first, the rest
+counted by code. The analyzer's errors that rustc, the judge, does not report (`unconfirmed`) come last
+and are capped lower: an analyzer blind to part of the code (a standard library it cannot read, say) can
+report thousands. Warnings, errors in other files (which validating those files lists), policy findings
+and advice are capped too, the rest counted. Hints and
 information notes (a large file gated by `#[cfg]` carries a hundred `inactive-code` hints) are counted
 by kind, the first few shown. Facts, one per item of the file, are counted by kind and left out unless
 asked for.
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+ERRORS_SHOWN = 50
 WARNINGS_SHOWN = 10
 UNCONFIRMED_SHOWN = 10
 ELSEWHERE_SHOWN = 10
@@ -39,8 +41,10 @@ def _records(items: Iterable[Any]) -> list[Mapping[str, Any]]:
 class Digest:
     """What a report of a `validate` answer shows, and how much of each list it leaves out."""
 
-    errors: list[Mapping[str, Any]]  # every confirmed error, rustc's first; then the first unconfirmed ones
+    errors: list[Mapping[str, Any]]  # the first ERRORS_SHOWN confirmed errors, rustc's first; then the first unconfirmed
+    confirmed: int  # the errors rustc reports or has not judged, shown or not
     unconfirmed: int  # the analyzer's errors rustc does not report, shown or not
+    error_kinds: dict[str, int]  # every confirmed error, by code
     warnings: list[Mapping[str, Any]]  # the first WARNINGS_SHOWN, in line order
     notes: list[Mapping[str, Any]]  # the first NOTES_SHOWN hints and information notes
     counts: dict[str, int]  # every diagnostic, by category
@@ -54,6 +58,17 @@ class Digest:
     facts_total: int
     elsewhere: list[Mapping[str, Any]]  # errors in other files (compile check): the first ELSEWHERE_SHOWN
     elsewhere_total: int
+
+    compile_check: str  # "ran", "off" (not asked for, or switched off), "failed" (asked for, could not run)
+
+    @property
+    def listed_errors(self) -> list[Mapping[str, Any]]:
+        """The confirmed errors shown."""
+        return [d for d in self.errors if not d.get("unconfirmed")]
+
+    @property
+    def errors_omitted(self) -> int:
+        return self.confirmed - len(self.listed_errors)
 
     @property
     def warnings_omitted(self) -> int:
@@ -77,11 +92,23 @@ def _position(d: Mapping[str, Any]) -> tuple[int, int]:
     return int(d.get("line") or 0), int(d.get("character") or 0)
 
 
+def compile_check(result: Mapping[str, Any]) -> str:
+    """How far rustc's word is in: "ran"; "off" when not asked for or switched off on purpose (the verdict
+    is the analyzer's alone, as asked); "failed" when asked for and it could not run: the verdict is the
+    analyzer's alone though it should not be, and misses what only rustc finds (the borrow checker's)."""
+    if "compiled" not in result:
+        return "off"
+    if result.get("compiled"):
+        return "ran"
+    return "off" if (result.get("compile_error") or {}).get("kind") == "disabled" else "failed"
+
+
 def digest(result: Mapping[str, Any]) -> Digest:
     diagnostics = _records(result.get("diagnostics") or [])
     errors = sorted((d for d in diagnostics if d.get("category", "error") == "error"),
                     key=lambda d: (bool(d.get("unconfirmed")), d.get("source") != "rustc", *_position(d)))
     unconfirmed = [d for d in errors if d.get("unconfirmed")]
+    confirmed = [d for d in errors if not d.get("unconfirmed")]
     warnings = sorted((d for d in diagnostics if d.get("category") == "warning"), key=_position)
     notes = sorted((d for d in diagnostics if d.get("category", "error") not in _LISTED),
                    key=lambda d: (*_position(d), SEVERITY_RANK.get(d.get("category", ""), 9)))
@@ -91,8 +118,10 @@ def digest(result: Mapping[str, Any]) -> Digest:
     facts = _records(result.get("facts") or [])
     elsewhere = _records(result.get("elsewhere") or [])
     return Digest(
-        errors=[d for d in errors if not d.get("unconfirmed")] + unconfirmed[:UNCONFIRMED_SHOWN],
+        errors=confirmed[:ERRORS_SHOWN] + unconfirmed[:UNCONFIRMED_SHOWN],
+        confirmed=len(confirmed),
         unconfirmed=len(unconfirmed),
+        error_kinds=_by_frequency(Counter(str(d.get("code") or "error") for d in confirmed)),
         warnings=warnings[:WARNINGS_SHOWN],
         notes=notes[:NOTES_SHOWN],
         warning_kinds=_by_frequency(Counter(str(d.get("code") or "warning") for d in warnings)),
@@ -106,6 +135,7 @@ def digest(result: Mapping[str, Any]) -> Digest:
         facts_total=len(facts),
         elsewhere=elsewhere[:ELSEWHERE_SHOWN],
         elsewhere_total=len(elsewhere) + int(result.get("elsewhere_omitted") or 0),
+        compile_check=compile_check(result),
     )
 
 
@@ -121,6 +151,8 @@ def compact(result: Mapping[str, Any], *, include_facts: bool = False) -> dict[s
         "diagnostics": [dict(d) for d in cut.shown],
         "diagnostics_omitted": cut.omitted,
         "diagnostic_counts": cut.counts,
+        "error_kinds": cut.error_kinds,
+        "warning_kinds": cut.warning_kinds,
         "note_kinds": cut.note_kinds,
         "facts": list(result.get("facts") or []) if include_facts else [],
         "fact_counts": cut.fact_kinds,
@@ -128,6 +160,7 @@ def compact(result: Mapping[str, Any], *, include_facts: bool = False) -> dict[s
         "conform_findings_omitted": cut.findings_total - len(cut.findings),
         "advice": cut.advice,
         "advice_omitted": cut.advice_total - len(cut.advice),
+        "compile_check": cut.compile_check,
     })
     if "elsewhere" in result:
         out["elsewhere"] = [dict(d) for d in cut.elsewhere]
@@ -141,5 +174,5 @@ def kinds_line(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in counts.items())
 
 
-__all__ = ["ADVICE_SHOWN", "ELSEWHERE_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "SEVERITY_RANK", "UNCONFIRMED_SHOWN",
-           "WARNINGS_SHOWN", "Digest", "compact", "digest", "kinds_line"]
+__all__ = ["ADVICE_SHOWN", "ELSEWHERE_SHOWN", "ERRORS_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "SEVERITY_RANK",
+           "UNCONFIRMED_SHOWN", "WARNINGS_SHOWN", "Digest", "compact", "compile_check", "digest", "kinds_line"]

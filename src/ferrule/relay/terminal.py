@@ -109,13 +109,12 @@ def _more(count: int, what: str) -> list[str]:
 
 
 def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None = None) -> str:
-    """As rust_validate's report (ferrule.relay.digest): errors and warnings listed, rustc's and the
-    confirmed errors never cut, the unconfirmed last; hints and notes counted by kind, the first few
-    shown; the rest capped."""
+    """As rust_validate's report (ferrule.relay.digest): errors and warnings listed up to their caps, the
+    unconfirmed last; hints and notes counted by kind, the first few shown; the rest capped."""
     cut = digest(value)
-    listed = sorted([d for d in cut.errors if not d.get("unconfirmed")] + cut.warnings,
-                    key=lambda d: (d.get("line", 0), d.get("character", 0)))
+    listed = sorted(cut.listed_errors + cut.warnings, key=lambda d: (d.get("line", 0), d.get("character", 0)))
     out = [_diagnostic_line(file, d, lines) for d in listed]
+    out += _more(cut.errors_omitted, "error")
     out += _more(cut.warnings_omitted, "warning")
     unconfirmed = [d for d in cut.errors if d.get("unconfirmed")]
     out += [_diagnostic_line(file, d, lines) for d in unconfirmed]
@@ -148,6 +147,8 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
     elif value.get("compile_error"):
         failed = value["compile_error"]
         out.append(f"compile check not run ({failed.get('kind')}): {failed.get('message')}\n  to fix: {failed.get('recipe')}")
+    if cut.compile_check == "failed":  # the analyzer alone misses what only rustc finds: no clean bill
+        summary = f"unverified: {summary} by rust-analyzer alone, the compile check could not run ({value['compile_error'].get('kind')})"
     if value.get("degraded") and not value.get("warnings"):
         summary += " (degraded: diagnostics were pushed, not pulled)"
     out.append(f"{file}: {summary}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ferrule.relay.digest import ERRORS_SHOWN
 from ferrule.relay.ops import OPS
 from ferrule.relay.params import (
     APPLY_MODES,
@@ -103,15 +104,17 @@ _FINDING = {"type": "object", "properties": {"rule": {"type": "string"}, "messag
                                              "line": {"type": "integer"}, "baselined": {"type": "boolean"}},
             "required": ["rule", "message"]}
 
-# The structured result of rust_validate: the relay's answer with its lists cut as the report is (the
-# file's errors whole; warnings, notes, other files' errors, findings and advice capped, the rest
-# counted) and the facts only when asked for (ferrule.relay.digest). Open to fields added later.
+# The structured result of rust_validate: the relay's answer with its lists cut as the report is (errors,
+# warnings, notes, other files' errors, findings and advice capped, the rest counted) and the facts only
+# when asked for (ferrule.relay.digest). Open to fields added later.
 VALIDATE_OUTPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
         "diagnostics": {"type": "array", "items": _DIAGNOSTIC},
         "diagnostics_omitted": _COUNT,
         "diagnostic_counts": _COUNTS,
+        "error_kinds": _COUNTS,
+        "warning_kinds": _COUNTS,
         "note_kinds": _COUNTS,
         "facts": {"type": "array", "items": {"type": "object"}},
         "fact_counts": _COUNTS,
@@ -129,6 +132,9 @@ VALIDATE_OUTPUT: dict[str, Any] = {
             **_DIAGNOSTIC["properties"], "file": {"type": "string"}}, "required": [*_DIAGNOSTIC["required"], "file"]}},
         "elsewhere_omitted": _COUNT,
         "compile_error": _ERROR_RECORD,
+        # "failed": asked for and could not run, so the answer is the analyzer's alone and misses what
+        # only rustc finds; "off": not asked for, or switched off for the project
+        "compile_check": {"enum": ["ran", "off", "failed"]},
     },
     "required": ["diagnostics", "diagnostics_omitted", "diagnostic_counts", "note_kinds", "facts", "fact_counts",
                  "conform_findings", "conform_findings_omitted", "advice", "advice_omitted", "degraded"],
@@ -146,9 +152,11 @@ RUST_VALIDATE: dict[str, Any] = {
         "in other files the change breaks. Call it after every edit of a file, before building: the "
         "analyzer answers in milliseconds, the compile check incrementally in about the time of a "
         "`cargo check`. Pass `content` to check text you have not saved yet. The answer is short: the file's "
-        "errors are all listed (rustc is the judge: an analyzer error rustc does not report is marked "
-        "unconfirmed and listed last, the first few of them), warnings and policy findings up to a cap with "
-        "the rest counted, hints and notes counted by kind with the first few shown. " + PATH_NOTE
+        f"first {ERRORS_SHOWN} errors listed and the rest counted by code (rustc is the judge: an analyzer error rustc "
+        "does not report is marked unconfirmed and listed last, the first few of them), warnings and policy "
+        "findings up to a cap with the rest counted, hints and notes counted by kind with the first few "
+        "shown. When the compile check could not run, the first line says so: the analyzer alone misses "
+        "borrow-checker errors. " + PATH_NOTE
     ),
     "inputSchema": _schema({"file": _FILE, "content": _CONTENT, "compile": _COMPILE,
                             "include_facts": _INCLUDE_FACTS}, _required_by("validate")),

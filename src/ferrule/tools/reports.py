@@ -5,7 +5,7 @@ the request that produced it. The text leads with the answer in one line, then t
 line, with positions as `line:character` in the request's own convention. The structured result goes
 beside it only to clients of MCP 2025-06-18 and later, so the report stands alone: every entry and
 name the op answered, and whether the analyzer was still indexing. A validate report is cut as
-ferrule.relay.digest cuts it (errors whole, the rest capped and counted), to fit a model's context.
+ferrule.relay.digest cuts it (every list capped, the rest counted), to fit a model's context.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ferrule.mcp import ToolOutput
+from ferrule.relay.compile import stopped_at_syntax
 from ferrule.relay.digest import SEVERITY_RANK, Digest, digest, kinds_line
 from ferrule.relay.health import PROC_MACRO_KIND, STD_KIND
 from ferrule.relay.ops.context import plural as _plural
@@ -89,15 +90,41 @@ def _compile_lines(result: Mapping[str, Any], cut: Digest) -> list[str]:
         if omitted:
             lines.append(f"  ... and {omitted} more (rust_validate on those files lists theirs)")
         lines.append("")
-    seconds = f"{(result.get('compile_ms') or 0) / 1000:.1f} s"
-    error = result.get("compile_error")
-    if result.get("compiled"):
+    seconds = _compile_seconds(result)
+    if not result.get("compiled"):
+        # a check that could not run is said under the headline; one switched off on purpose, here
+        return lines + _compile_failure_lines(result) if cut.compile_check == "off" else []
+    if stopped_at_syntax([*(result.get("diagnostics") or []), *cut.elsewhere]):
+        lines.append(f"compile check: rustc checked this text in {seconds} and stopped at a syntax error, "
+                     "maybe before checking types: fix it, then validate again for rustc's word on the rest")
+    else:
         lines.append(f"compile check: rustc checked this text in {seconds}; rustc is the judge: an analyzer "
                      "error it does not report is marked unconfirmed")
-    elif error:
-        lines.append(f"compile check: not run ({error.get('kind')}, {seconds}): {error.get('message', '')}")
-        lines.append(f"  fix: {error.get('recipe', '')}")
     return lines
+
+
+def _compile_seconds(result: Mapping[str, Any]) -> str:
+    return f"{(result.get('compile_ms') or 0) / 1000:.1f} s"
+
+
+def _compile_failure_lines(result: Mapping[str, Any]) -> list[str]:
+    """Why the compile check did not run, and the fix."""
+    error = result.get("compile_error")
+    if not error:
+        return []
+    return [f"compile check: not run ({error.get('kind')}, {_compile_seconds(result)}): {error.get('message', '')}",
+            f"  fix: {error.get('recipe', '')}"]
+
+
+def _unverified_headline(result: Mapping[str, Any], found: str) -> str:
+    """The headline when the compile check was asked for and could not run: the analyzer's verdict alone
+    misses what only rustc finds, so it is not called clean. Still no isError: the call answered, and
+    what the analyzer found is real; an agent reads isError as "nothing here to use" (and retrying cannot
+    help: the fix is in the project). This first line and the lines under it say what is missing."""
+    error = result.get("compile_error") or {}
+    reason = (str(error.get("message") or error.get("kind") or "").splitlines() or [""])[0]
+    return (f"unverified: {found} by rust-analyzer alone; the compile check could not run ({reason}), "
+            "so errors only rustc finds (the borrow checker's among them) may be missing")
 
 
 def _more_line(count: int, what: str, how: str) -> list[str]:
@@ -126,9 +153,20 @@ def _unconfirmed_lines(cut: Digest) -> list[str]:
     return lines
 
 
+def _listed_heading(cut: Digest) -> str:
+    """`diagnostics:`, and for each list cut, its counts by kind and how many are shown."""
+    cuts = [f"{what} by kind: {kinds_line(kinds)}; the first {shown}"
+            for what, kinds, shown, omitted in (
+                ("errors", cut.error_kinds, len(cut.listed_errors), cut.errors_omitted),
+                ("warnings", cut.warning_kinds, len(cut.warnings), cut.warnings_omitted))
+            if omitted]
+    return f"diagnostics ({'; '.join(cuts)}):" if cuts else "diagnostics:"
+
+
 def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
-    """Errors and warnings listed (errors never cut), hints and notes counted by kind with the first few
-    shown, findings and advice capped, facts counted: a clean large file answers in a few lines."""
+    """Errors and warnings listed up to their caps with the rest counted by kind, hints and notes counted
+    by kind with the first few shown, findings and advice capped, facts counted: a clean large file
+    answers in a few lines, and a file of a thousand errors in a few KB."""
     cut = digest(result)
     errors = cut.counts.get("error", 0)
     summary = [_plural(errors, "error"), _plural(cut.counts.get("warning", 0), "warning")]
@@ -144,18 +182,27 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     if cut.findings_total:
         policy += f" ({new_findings} new, {cut.findings_total - new_findings} baselined)"
     scratch = " (text passed in `content`)" if args.get("content") is not None else ""
-    lines = [f"{args.get('file', '?')}{scratch}: {', '.join(summary)}; {policy}"]
-    if not sum(cut.counts.values()) and not cut.findings_total and not broken_elsewhere:
-        lines[0] = f"{args.get('file', '?')}{scratch}: clean: no diagnostics, no policy findings"
+    no_diagnostics = not sum(cut.counts.values()) and not broken_elsewhere
+    if cut.compile_check == "failed":
+        verdict = f"{_unverified_headline(result, 'no diagnostics' if no_diagnostics else ', '.join(summary))}; {policy}"
+    elif no_diagnostics and not cut.findings_total:
+        verdict = "clean: no diagnostics, no policy findings"
+    else:
+        verdict = f"{', '.join(summary)}; {policy}"
+    if cut.compile_check == "off":
+        verdict += " (rust-analyzer alone: compile check off)"
+    lines = [f"{args.get('file', '?')}{scratch}: {verdict}"]
+    if cut.compile_check == "failed":
+        lines += _compile_failure_lines(result)
     # rustc's errors first: where both speak, the compiler is the authority
-    listed = [d for d in cut.errors if not d.get("unconfirmed")] + cut.warnings
+    listed = cut.listed_errors + cut.warnings
     listed.sort(key=lambda d: (d.get("source") != "rustc", d.get("line", 0), d.get("character", 0),
                                SEVERITY_RANK.get(d.get("category", ""), 9)))
     if listed:
-        lines += ["", "diagnostics:" if not cut.warnings_omitted else
-                  f"diagnostics (warnings by kind: {kinds_line(cut.warning_kinds)}; the first {len(cut.warnings)}):"]
+        lines += ["", _listed_heading(cut)]
         for d in listed:
             lines.extend(_diagnostic_lines(d))
+        lines += _more_line(cut.errors_omitted, "error", "fix those above and validate again to see them")
         lines += _more_line(cut.warnings_omitted, "warning", "fix those above and validate again to see them")
     lines += _unconfirmed_lines(cut)
     lines += _notes_lines(cut)
