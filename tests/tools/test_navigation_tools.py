@@ -48,6 +48,7 @@ def test_find_and_change_code_by_name(tmp_path, analyzer):
     assert search.startswith("3 symbols matching 'total':")
     assert "method Order::total\n    src/orders/pricing.rs:22:11\n        pub fn total(&self) -> u64 {" in search
     assert "  3-7 trait Pricing\n    5-6 method price  fn(&self) -> u64" in text_of(seen["outline"])
+    assert "\n  36-40 impl Pricing for Flat\n" in text_of(seen["outline"]) and "impl impl" not in text_of(seen["outline"])
 
     definition = seen["definition"]
     assert not definition.is_error

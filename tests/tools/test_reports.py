@@ -180,3 +180,18 @@ def test_the_validate_report_counts_facts_by_kind_and_does_not_list_them():
     text = reports.render_validate({**VALIDATE_RESULT, "facts": facts}, {"file": "src/a.rs"})
     assert "facts: 5 items (1 env_read, 1 file, 1 fn, 1 impl, 1 unwrap), the policy's input" in text
     assert "parse_line" not in text and "std::env::var" not in text, "a fact is counted, not listed"
+
+
+def test_counts_of_fixes_read_as_english():
+    fixes = [{"id": f"12:4-12:9/{n}/ab", "kind": "quickfix", "title": f"fix {n}"} for n in range(3)]
+    text = reports.render_fixes({"fixes": fixes, "more": 2}, {"file": "src/a.rs", "line": 12})
+    assert text.splitlines()[0] == "src/a.rs 12:0: 3 fixes (apply one with rust_apply_fix and its id)"
+    assert text.splitlines()[-1] == "... and 2 fixes more (raise `max` to see them)"
+
+
+def test_an_impl_in_an_outline_is_named_once():
+    symbols = [{"name": "impl OrderId", "kind": "impl", "line": 13, "end_line": 31, "detail": "",
+                "children": [{"name": "new", "kind": "method", "line": 14, "end_line": 16, "detail": "fn() -> Self"}]},
+               {"name": "OrderId", "kind": "struct", "line": 3, "end_line": 3, "detail": ""}]
+    lines = reports.render_symbols({"symbols": symbols, "more": 0}, {"file": "src/a.rs"}).splitlines()
+    assert lines[1:] == ["  13-31 impl OrderId", "    14-16 method new  fn() -> Self", "  3-3 struct OrderId"]

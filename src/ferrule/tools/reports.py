@@ -352,6 +352,11 @@ def _more(count: int, what: str) -> list[str]:
     return [f"... and {_plural(count, what)} more (raise `max` to see them)"] if count else []
 
 
+def _kind_and_name(kind: str, name: str) -> str:
+    """`struct OrderId`; an impl's name already says `impl OrderId`."""
+    return name if name.startswith(f"{kind} ") else f"{kind} {name}"
+
+
 def render_symbols(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     symbols = result.get("symbols") or []
     more = int(result.get("more") or 0)
@@ -361,7 +366,7 @@ def render_symbols(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         lines = [f"{_plural(len(symbols) + more, 'symbol')} matching {args['query']!r}:"]
         for s in symbols:
             qualified = f"{s['container']}::{s['name']}" if s.get("container") else s.get("name", "")
-            lines.append(f"  {s.get('kind', '')} {qualified}")
+            lines.append(f"  {_kind_and_name(s.get('kind', ''), qualified)}")
             lines.append(_location_line(s, "    "))
         return "\n".join(lines + _more(more, "symbol"))
     if not symbols:
@@ -372,7 +377,7 @@ def render_symbols(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         for entry in entries:
             span = f"{entry.get('line')}-{entry.get('end_line')}"
             detail = f"  {_one_line(entry['detail'])}" if entry.get("detail") else ""
-            lines.append(f"{'  ' * (depth + 1)}{span} {entry.get('kind', '')} {entry.get('name', '')}{detail}")
+            lines.append(f"{'  ' * (depth + 1)}{span} {_kind_and_name(entry.get('kind', ''), entry.get('name', ''))}{detail}")
             walk(entry.get("children") or [], depth + 1)
 
     walk(symbols, 0)

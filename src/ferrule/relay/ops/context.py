@@ -155,8 +155,10 @@ class OpContext:
 
 
 def plural(count: int, word: str) -> str:
-    """`1 line`, `87 lines`: counts in messages and reports."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+    """`1 line`, `87 lines`, `3 fixes`: counts in messages and reports."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{count} {word}s"
 
 
 def _not_loaded_yet(client: LspClient, error: ResponseError) -> bool:
