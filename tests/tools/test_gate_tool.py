@@ -87,3 +87,30 @@ def test_a_bad_conform_toml_is_an_error_naming_the_key(crate):
     output = GateTool(crate).run({})
     assert output.is_error and output.structured["error"]["kind"] == "workspace-unloadable"
     assert "max_file_lines" in output.report
+
+
+def test_many_findings_are_listed_up_to_max_with_the_rest_counted_by_rule_and_each_fix_said_once(crate):
+    # a project adopting the policy: 45 more unwraps in one file
+    lines = [f"pub(crate) fn parse_{n}(text: &str) -> u32 {{\n    text.parse().unwrap()\n}}\n" for n in range(45)]
+    (crate / "src/orders/legacy.rs").write_text("".join(lines))
+    mod = crate / "src/orders/mod.rs"
+    mod.write_text("mod legacy;\n" + mod.read_text())
+    output = GateTool(crate).run({})
+    counts, structured = output.structured["counts"], output.structured
+    assert output.is_error and counts["new"] == 48
+    listed = [line for line in output.report.splitlines() if line.startswith("  src/")]
+    assert len(listed) == 30 and len(structured["findings"]) == 30 and structured["findings_omitted"] == 18
+    assert ("  ... and 18 more: unwrap-outside-tests 17, env-outside-roots 1 (pass a larger `max`, or `paths` "
+            "to narrow)") in output.report
+    assert output.report.count("[GUIDE REQ-6.1] fix:") == 1, "each rule's fix once, not once per finding"
+    assert len(output.report) < 5_000, len(output.report)
+    two = GateTool(crate).run({"max": 2})
+    assert len(two.structured["findings"]) == 2 and two.structured["findings_omitted"] == 46
+    assert all(f["level"] == "deny" and not f["baselined"] for f in two.structured["findings"]), "new ones first"
+
+
+def test_a_narrowed_check_counts_the_files_and_lines_it_checked(crate):
+    whole = GateTool(crate).run({}).structured["counts"]
+    config = GateTool(crate).run({"paths": ["src/config.rs"]}).structured["counts"]
+    assert config["files"] == 1 and config["lines"] == len((crate / "src/config.rs").read_text().splitlines())
+    assert whole["files"] > 1 and whole["lines"] > config["lines"]

@@ -31,6 +31,7 @@ class GateResult:
     gone: list[tuple[Key, int]] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # path, reason
     baseline_written: tuple[int, int] | None = None  # entries added, removed (with update_baseline)
+    line_counts: dict[str, int] = field(default_factory=dict)  # path -> its lines, of each file checked
 
     @property
     def new(self) -> list[Reported]:
@@ -61,13 +62,15 @@ class GateResult:
         def chosen(path: str) -> bool:
             return any(path == s or (s.endswith("/") and path.startswith(s)) for s in selection)
 
+        counted = {path: n for path, n in self.line_counts.items() if chosen(path)}
         return GateResult(
-            files=self.files,
-            lines=self.lines,
+            files=len(counted),
+            lines=sum(counted.values()),
             reported=[r for r in self.reported if chosen(r.path)],
             gone=[(key, n) for key, n in self.gone if chosen(key[0])],
             unreadable=[(p, why) for p, why in self.unreadable if chosen(p)],
             baseline_written=self.baseline_written,
+            line_counts=counted,
         )
 
 
@@ -124,6 +127,7 @@ def run_gate(policy: Policy, *, update_baseline: bool = False) -> GateResult:
         facts, findings = policy.check_file(rel, source)
         result.files += 1
         result.lines += facts.lines
+        result.line_counts[rel] = facts.lines
         for finding, accepted in zip(findings, baseline.mark(rel, findings), strict=True):
             result.reported.append(Reported(rel, finding, accepted))
             if finding.level == "deny":

@@ -19,6 +19,8 @@ from ferrule.relay.params import (
     fields_of,
 )
 
+GATE_MAX_DEFAULT = 30  # rust_check's findings listed; the rest are counted by rule
+
 _FILE = {
     "type": "string",
     "description": "The .rs file, relative to the project root with forward slashes, e.g. \"src/lib.rs\".",
@@ -276,7 +278,8 @@ RUST_CHECK: dict[str, Any] = {
         "directories, as CI runs it: findings not in the committed baseline fail the gate and come "
         "back as an error result with advice on each fix; baselined findings are listed but pass. "
         "Reads the files on disk (not unsaved overlays) and needs no rust-analyzer. Call it before "
-        "you declare a change done. " + PATH_NOTE
+        f"you declare a change done. It lists up to {GATE_MAX_DEFAULT} findings, the new ones first, and "
+        "counts the rest by rule; each rule's fix is said once. " + PATH_NOTE
     ),
     "inputSchema": _schema(
         {
@@ -284,7 +287,10 @@ RUST_CHECK: dict[str, Any] = {
                 "type": "array",
                 "items": {"type": "string"},
                 "description": "Files or directories to check; default: the whole project.",
-            }
+            },
+            "max": {"type": "integer", "minimum": 1,
+                    "description": f"At most this many findings listed (default {GATE_MAX_DEFAULT}); the rest "
+                                   "are counted by rule."},
         },
         [],
     ),

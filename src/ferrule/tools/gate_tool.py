@@ -13,18 +13,19 @@ Its calls run beside the reading, so a `ping` is answered while a check waits fo
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ferrule.conform.advice import describe
 from ferrule.conform.baseline import BaselineError
 from ferrule.conform.config import ConfigError
 from ferrule.conform.gate import Reported, gate_json, run_gate
 from ferrule.conform.policy import Policy
+from ferrule.conform.rules import RULES
 from ferrule.mcp import ToolOutput
 from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnloadable
-from ferrule.tools.descriptors import RUST_CHECK
+from ferrule.tools.descriptors import GATE_MAX_DEFAULT, RUST_CHECK
 from ferrule.tools.reports import error_output
 
 _BASELINE_HINT = "run `ferrule check --update-baseline` in the project to drop them from the baseline"
@@ -42,21 +43,43 @@ def _selection(root: ProjectRoot, paths: Iterable[str]) -> list[str]:
     return chosen
 
 
-def render_gate(answer: dict[str, Any], findings: list[Reported]) -> str:
+def _sections(findings: list[Reported]) -> tuple[tuple[str, list[Reported]], ...]:
+    """The findings in the order an agent acts on them: the new ones (they fail the gate) first."""
+    return (
+        ("new findings (fix these):", [r for r in findings if r.finding.level == "deny" and not r.baselined]),
+        ("warnings:", [r for r in findings if r.finding.level == "warn"]),
+        ("accepted by the baseline:", [r for r in findings if r.baselined]),
+    )
+
+
+def shown_findings(findings: list[Reported], limit: int) -> list[Reported]:
+    """The first `limit` findings in the report's order: what the report and the structured result list."""
+    return [r for _, rows in _sections(findings) for r in rows][:limit]
+
+
+def render_gate(answer: dict[str, Any], findings: list[Reported], limit: int | None = None) -> str:
+    """The gate's verdict, then up to `limit` findings (the new ones first; the rest counted by rule),
+    each fix said once per rule: a project adopting the policy may have hundreds of findings."""
     c = answer["counts"]
     scope = f" over {', '.join(answer['paths'])}" if answer["paths"] else ""
     verdict = "passed" if answer["passed"] else "FAILED"
     lines = [f"policy gate {verdict}{scope}: {c['new']} new, {c['baselined']} baselined, {c['warnings']} "
              f"warnings ({c['files']} files, {c['lines']} lines checked)"]
-    sections = (
-        ("new findings (fix these):", [r for r in findings if r.finding.level == "deny" and not r.baselined]),
-        ("warnings:", [r for r in findings if r.finding.level == "warn"]),
-        ("accepted by the baseline:", [r for r in findings if r.baselined]),
-    )
-    for title, rows in sections:
+    room = len(findings) if limit is None else limit
+    for title, rows in _sections(findings):
         if rows:
+            shown, rest = rows[:room], rows[room:]
+            room -= len(shown)
             lines += ["", title]
-            lines += [f"  {r.path}:{r.finding.line}: {describe(r.finding)}" for r in rows]
+            lines += [f"  {r.path}:{r.finding.line}: {r.finding.rule} {r.finding.message}" for r in shown]
+            if rest:
+                by_rule = Counter(r.finding.rule for r in rest).most_common()
+                lines.append(f"  ... and {len(rest)} more: " + ", ".join(f"{rule} {n}" for rule, n in by_rule)
+                             + " (pass a larger `max`, or `paths` to narrow)")
+    rules = dict.fromkeys(r.finding.rule for r in findings)
+    if rules:
+        lines += ["", "how to fix:"]
+        lines += [f"  {rule} [GUIDE {RULES[rule].req}] fix: {RULES[rule].fix}" for rule in rules]
     if answer["gone"]:
         lines += ["", f"gone from the code ({_BASELINE_HINT}):"]
         lines += [f"  {g['path']}: {g['rule']} in {g['scope'] or 'the file'}: {g['snippet']}" for g in answer["gone"]]
@@ -80,6 +103,7 @@ class GateTool:
 
     def run(self, args: dict[str, Any]) -> ToolOutput:
         name = RUST_CHECK["name"]
+        limit = int(args.get("max") or GATE_MAX_DEFAULT)
         try:
             paths = args.get("paths")
             selection = _selection(self.root, paths) if paths else None
@@ -98,7 +122,12 @@ class GateTool:
             return error_output(failure.to_json(), tool=name)
         seen = result.narrowed(selection)
         answer = gate_json(policy, seen, selection)
-        return ToolOutput(render_gate(answer, seen.reported), is_error=not answer["passed"], structured=answer)
+        report = render_gate(answer, seen.reported, limit)
+        # the structured result lists what the report lists (in the gate's order), and counts the rest
+        listed = {id(r) for r in shown_findings(seen.reported, limit)}
+        answer["findings"] = [f for f, r in zip(answer["findings"], seen.reported, strict=True) if id(r) in listed]
+        answer["findings_omitted"] = len(seen.reported) - len(listed)
+        return ToolOutput(report, is_error=not answer["passed"], structured=answer)
 
 
-__all__ = ["GateTool", "render_gate"]
+__all__ = ["GateTool", "render_gate", "shown_findings"]
