@@ -97,3 +97,30 @@ def test_the_stateless_session_answers_as_the_sdk_does(app):
     theirs, ours = both(app, stateless_session)
     assert ours == theirs
     assert ours["answers"][3]["result"]["resultType"] == "complete"
+
+
+def auth_session(peer: Peer) -> dict[str, Any]:
+    """A fastmcp app's `auth=` checks and its Context's transport, which its stdio run names "stdio"."""
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "transcript", "version": "0"}}))
+    peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    peer.ask(req(2, "tools/list"))
+    peer.ask(call(3, "purge", {"confirm": True}))
+    peer.ask(req(4, "resources/list"))
+    peer.ask(req(5, "resources/read", {"uri": "admin://secrets"}))
+    for msg_id, name in enumerate(("transport_plain", "transport_sync", "transport_async"), 6):
+        peer.ask(call(msg_id, name, {}))
+    return transcript(peer)
+
+
+def test_a_fastmcp_app_sees_the_stdio_transport_in_every_handler():
+    pytest.importorskip("fastmcp")
+    theirs = auth_session(Peer(sdk_command("fastmcp_auth_app")))
+    ours = auth_session(Peer(ferrule_command("fastmcp_auth_app.py")))
+    assert ours == theirs
+    answers = ours["answers"]
+    assert "purge" in {tool["name"] for tool in answers[2]["result"]["tools"]}
+    assert answers[3]["result"]["content"][0]["text"] == "purged"
+    assert answers[5]["result"]["contents"][0]["text"] == "s3cr3t"
+    assert [answers[i]["result"]["content"][0]["text"] for i in (6, 7, 8)] == ["stdio"] * 3
+

@@ -29,6 +29,7 @@ tool; the 2026-07-28 era has no server-to-client requests, so there the tool get
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -63,6 +64,7 @@ _STDIO = TransportContext(kind="stdio", can_send_request=False)
 _DUPLEX = TransportContext(kind="stdio", can_send_request=True)
 Lifespan = Callable[[], AbstractAsyncContextManager[Any]]
 _WORKERS = 40  # as many worker threads as anyio's default limiter lets fastmcp run at once
+_UNSET = object()
 
 
 class _Outbound:
@@ -115,7 +117,8 @@ class _Exchange(_Outbound):
 
 class SdkServer(Server):
     """A low-level SDK `Server` (`app`) served by ferrule. `lifespans` are entered, in order, for
-    the run (the low-level server's own is entered last, as its `run()` does). `direct`, when given,
+    the run (the low-level server's own is entered last, as its `run()` does), and every request and
+    notification sees the context variables they set. `direct`, when given,
     takes the `tools/call` requests it can answer straight from the app's registry (direct.py);
     `fast` does the same for a fastmcp app (fastdirect.py)."""
 
@@ -137,6 +140,7 @@ class SdkServer(Server):
         self._lifespans = [*lifespans, lambda: app.lifespan(app)]
         self._outbound = _Outbound(self)
         self._state: Any = None
+        self._run_vars: list[tuple[contextvars.ContextVar[Any], Any]] = []  # what the lifespans set
         self._stop: anyio.Event | None = None
         self._legacy: ServerRunner[Any] | None = None
         self._last_request_id = 0
@@ -159,11 +163,14 @@ class SdkServer(Server):
 
     async def _hold_lifespans(self, entered: Future[Any]) -> None:
         self._stop = stop = anyio.Event()
+        before = contextvars.copy_context()
         try:
             async with AsyncExitStack() as stack:
                 state = None
                 for lifespan in self._lifespans:
                     state = await stack.enter_async_context(lifespan())
+                self._run_vars = [(var, value) for var, value in contextvars.copy_context().items()
+                                  if before.get(var, _UNSET) is not value]
                 entered.set_result(state)
                 await stop.wait()
         except BaseException as exc:
@@ -171,6 +178,12 @@ class SdkServer(Server):
                 entered.set_exception(exc)
             else:
                 raise
+
+    def _enter_run(self) -> None:
+        """Set in the running task's own context what the lifespans set in theirs (fastmcp's
+        transport name, the app's own variables): the SDK's handlers run inside the lifespans."""
+        for var, value in self._run_vars:
+            var.set(value)
 
     def serve_turns(self) -> None:
         if self._fast is None:
@@ -261,6 +274,7 @@ class SdkServer(Server):
 
     async def _respond(self, msg_id: Any, method: str, params: Any, plan: ToolPlan | None = None) -> bytes | None:
         """Serve one request on the lane: the direct route's `plan` for an async tool, else the kernel."""
+        self._enter_run()
         modern = params is not None and is_stateless(method, params)
         exchange = _Exchange(self, msg_id, params, modern)
         self._exchanges[msg_id] = exchange
@@ -300,6 +314,7 @@ class SdkServer(Server):
 
     async def _notified(self, method: str, params: Any) -> None:
         assert self._legacy is not None
+        self._enter_run()
         try:
             await self._legacy.on_notify(_Exchange(self, None, params, False), method, params)
         except Exception as exc:  # the SDK logs a notification handler's failure and goes on
