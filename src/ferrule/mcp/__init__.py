@@ -40,11 +40,13 @@ from .tools import Tool, ToolSet
 from .transport import ReplayTransport, StdioTransport, Transport
 
 
-def serve(app: Any, transport: Any = None) -> None:
-    """Serve `app` (an official-SDK or fastmcp app, or a ferrule Server) over stdio until end of input."""
+def serve(app: Any, transport: Any = None, *, initialization_options: Any = None) -> None:
+    """Serve `app` (an official-SDK or fastmcp app, or a ferrule Server) over stdio until end of input;
+    an SDK app's `initialization_options` (what its `create_initialization_options(...)` makes) answer
+    `initialize`."""
     from .adapters import serve as serve_app
 
-    serve_app(app, transport)
+    serve_app(app, transport, initialization_options=initialization_options)
 
 
 __all__ = [

@@ -98,3 +98,14 @@ def test_a_run_at_import_time_does_not_start_the_sdk_loop(tmp_path):
 def test_run_is_listed_among_the_commands():
     done = subprocess.run([sys.executable, "-m", "ferrule", "--help"], capture_output=True, text=True, timeout=60)
     assert "run " in done.stdout and "existing Python MCP server" in done.stdout
+
+
+def test_a_low_level_app_is_told_its_initialization_options_are_the_default():
+    peer = Peer(ferrule_command("lowlevel_options_app.py"))
+    capabilities = peer.ask(INIT)["result"]["capabilities"]
+    assert capabilities["tools"] == {"listChanged": False} and "experimental" not in capabilities
+    status, _, err = peer.close()
+    assert status == 0
+    assert "create_initialization_options() with no arguments" in err
+    assert "ferrule.mcp.serve(server, initialization_options=" in err
+

@@ -7,6 +7,7 @@ Waits are on what the server says (an answer, a progress notification), never on
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -124,3 +125,28 @@ def test_a_fastmcp_app_sees_the_stdio_transport_in_every_handler():
     assert answers[5]["result"]["contents"][0]["text"] == "s3cr3t"
     assert [answers[i]["result"]["content"][0]["text"] for i in (6, 7, 8)] == ["stdio"] * 3
 
+
+def options_session(peer: Peer) -> dict[str, Any]:
+    """A low-level app's own capabilities, and the notification it sends when its tool list changes."""
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "transcript", "version": "0"}}))
+    peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    peer.ask(call(2, "changed", {}))
+    seen = transcript(peer)
+    seen["changed"] = [n for n in peer.notifications if n.get("method") == "notifications/tools/list_changed"]
+    return seen
+
+
+IN_CODE = ("from lowlevel_options_app import server, options\nimport ferrule.mcp\n"
+           "ferrule.mcp.serve(server, initialization_options=options())\n")
+
+
+def test_a_low_level_app_served_in_code_keeps_its_initialization_options():
+    pytest.importorskip("mcp.server.lowlevel")
+    theirs = options_session(Peer(sdk_command("lowlevel_options_app")))
+    ours = options_session(Peer([sys.executable, "-c", IN_CODE]))
+    assert ours == theirs
+    capabilities = ours["answers"][1]["result"]["capabilities"]
+    assert capabilities["tools"] == {"listChanged": True}
+    assert capabilities["experimental"] == {"weather/alerts": {"enabled": True}}
+    assert ours["changed"] == [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}]

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..server import Server
 
-__all__ = ["UnknownApp", "adapt", "describe", "is_server", "serve"]
+__all__ = ["UnknownApp", "adapt", "describe", "is_server", "run_notes", "serve"]
 
 
 class UnknownApp(TypeError):
@@ -49,10 +49,14 @@ def describe(app: Any) -> str:
     return names.get(_kind(app) or "", type(app).__qualname__)
 
 
-def adapt(app: Any, *, label: str = "ferrule run") -> Server:
-    """A ferrule Server serving `app` with the app's own registries and validation."""
+def adapt(app: Any, *, label: str = "ferrule run", initialization_options: Any = None) -> Server:
+    """A ferrule Server serving `app` with the app's own registries and validation.
+    `initialization_options` (an SDK app's, as its `create_initialization_options(...)` makes them)
+    answer `initialize` in place of those made with no arguments."""
     kind = _kind(app)
     if kind == "ferrule":
+        if initialization_options is not None:
+            raise TypeError("initialization_options are for an SDK or fastmcp app; a ferrule.mcp.Server has its own")
         return app  # type: ignore[no-any-return]
     if kind == "fastmcp-1":
         raise UnknownApp("a FastMCP of the mcp 1.x SDK: ferrule serves apps of mcp 2.x (MCPServer, the low-level "
@@ -65,18 +69,29 @@ def adapt(app: Any, *, label: str = "ferrule run") -> Server:
     if kind == "mcpserver":
         from .direct import DirectTools
 
-        return SdkServer(app._lowlevel_server, [], label=label, direct=DirectTools(app))
+        return SdkServer(app._lowlevel_server, [], label=label, direct=DirectTools(app),
+                         init_options=initialization_options)
     if kind == "lowlevel":
-        return SdkServer(app, [], label=label)
+        return SdkServer(app, [], label=label, init_options=initialization_options)
     from .fastdirect import FastTools
 
-    return SdkServer(app._mcp_server, [lambda: _fastmcp_stdio(app)], label=label, fast=FastTools(app))
+    return SdkServer(app._mcp_server, [lambda: _fastmcp_stdio(app)], label=label, fast=FastTools(app),
+                     init_options=initialization_options)
 
 
-def serve(app: Any, transport: Any = None) -> None:
+def serve(app: Any, transport: Any = None, *, initialization_options: Any = None) -> None:
     """Serve `app` (an SDK app, a fastmcp app or a ferrule Server) over stdio (or `transport`)
-    until end of input."""
-    adapt(app).run(transport)
+    until end of input; `initialization_options` as `adapt` takes them."""
+    adapt(app, initialization_options=initialization_options).run(transport)
+
+
+def run_notes(app: Any) -> list[str]:
+    """What `ferrule run` says at start-up of what the app's own run would do that it cannot."""
+    if _kind(app) == "lowlevel":  # its options are made in its main block, which does not run
+        return ["a low-level Server advertises the capabilities of create_initialization_options() with no "
+                "arguments; to keep options of its own (list_changed flags, experimental capabilities), serve "
+                "it in code: ferrule.mcp.serve(server, initialization_options=server.create_initialization_options(...))"]
+    return []
 
 
 @asynccontextmanager

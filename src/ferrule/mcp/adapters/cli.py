@@ -20,7 +20,7 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import UnknownApp, adapt
+    from . import UnknownApp, adapt, run_notes
     from .load import LoadError, load_app
 
     label = f"ferrule run {args.target}"
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         traceback.print_exc()
         print(f"ferrule run: importing {args.target} failed (traceback above)", file=sys.stderr)
         return 1
-    for note in notes:
+    for note in [*notes, *run_notes(app)]:
         print(f"{label}: {note}", file=sys.stderr)
     try:
         server = adapt(app, label=label)

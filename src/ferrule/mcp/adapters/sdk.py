@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp.server.connection import Connection, NotifyOnlyOutbound
 from mcp.server.lowlevel.server import Server as LowLevelServer
+from mcp.server.models import InitializationOptions
 from mcp.server.runner import ServerRunner, modern_error_data, serve_one
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
@@ -78,7 +79,10 @@ class _Outbound:
     async def notify(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> None:
         if method.endswith("/list_changed") and self._server._fast is not None:
             self._server._fast.revoke()  # the app's lists (or a session's view of them) changed
-        self._server.notify(method, dict(params or {}))
+        if params is None:  # as the SDK sends it: no params member at all
+            self._server.write([encode({"jsonrpc": "2.0", "method": method})])
+        else:
+            self._server.notify(method, dict(params))
 
     async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> dict[str, Any]:
         if not self.can_send_request:
@@ -118,7 +122,8 @@ class _Exchange(_Outbound):
 class SdkServer(Server):
     """A low-level SDK `Server` (`app`) served by ferrule. `lifespans` are entered, in order, for
     the run (the low-level server's own is entered last, as its `run()` does), and every request and
-    notification sees the context variables they set. `direct`, when given,
+    notification sees the context variables they set. `init_options` answer `initialize` (default:
+    the app's `create_initialization_options()`, as the SDK's runner does). `direct`, when given,
     takes the `tools/call` requests it can answer straight from the app's registry (direct.py);
     `fast` does the same for a fastmcp app (fastdirect.py)."""
 
@@ -127,11 +132,12 @@ class SdkServer(Server):
 
     def __init__(
         self, app: LowLevelServer[Any], lifespans: list[Lifespan], *, label: str, direct: DirectTools | None = None,
-        fast: FastTools | None = None,
+        fast: FastTools | None = None, init_options: InitializationOptions | None = None,
     ) -> None:
         super().__init__(app.name, app.version or "", instructions=app.instructions)
         self.app = app
         self.label = label
+        self._init_options = init_options
         self._direct = direct
         self._fast = fast
         self._workers: ToolThreads | None = None  # a fastmcp app's sync tools, as its worker threads run them
@@ -153,7 +159,8 @@ class SdkServer(Server):
         entered: Future[Any] = Future()
         self.lane.spawn(self._hold_lifespans(entered))
         self._state = entered.result()  # a lifespan that raised ends the run here, with its error
-        self._legacy = ServerRunner(self.app, Connection.for_loop(self._outbound), self._state)
+        self._legacy = ServerRunner(self.app, Connection.for_loop(self._outbound), self._state,
+                                    init_options=self._init_options)
         if self._direct is not None and not self._direct.usable():
             self._direct = None
         if self._fast is not None and not self._fast.usable():
