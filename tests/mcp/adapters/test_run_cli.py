@@ -109,3 +109,41 @@ def test_a_low_level_app_is_told_its_initialization_options_are_the_default():
     assert "create_initialization_options() with no arguments" in err
     assert "ferrule.mcp.serve(server, initialization_options=" in err
 
+
+def test_a_named_object_that_is_missing_names_the_file_and_the_servers_found(tmp_path):
+    path = write(tmp_path, "one.py", "from mcp.server.mcpserver import MCPServer\nmine = MCPServer('a')\n")
+    line = one_error_line(run(f"{path}:wrong"))
+    assert line == (f"ferrule run: {path}:wrong: {path} has no attribute 'wrong'; "
+                    "its server objects: mine (mcp MCPServer)")
+
+
+def test_an_empty_object_name_is_named(tmp_path):
+    path = write(tmp_path, "one.py", "x = 1\n")
+    line = one_error_line(run(f"{path}:"))
+    assert line == f"ferrule run: {path}:: the object name after ':' is empty"
+
+
+def test_no_server_found_names_the_target(tmp_path):
+    path = write(tmp_path, "empty.py", "x = 1\n")
+    assert one_error_line(run(str(path))).endswith(f"name one: {path}:OBJECT")
+
+
+@pytest.mark.parametrize(("raised", "status", "said"), [
+    ("'config missing: set API_KEY'", 1, "config missing: set API_KEY"),
+    ("3", 3, "exited with status 3 while being imported"),
+])
+def test_an_exit_at_import_is_one_line_with_pythons_status(tmp_path, raised, status, said):
+    path = write(tmp_path, "configured.py", f"import sys\nsys.exit({raised})\n")
+    done = run(str(path))
+    assert done.returncode == status
+    assert one_error_line(done) == f"ferrule run: {path}: {said}"
+
+
+def test_an_import_failure_shows_the_targets_frames_only(tmp_path):
+    path = write(tmp_path, "deep.py", "def load():\n    raise KeyError('API_KEY')\n\nload()\n")
+    err = run(str(path)).stderr.decode()
+    assert "KeyError: 'API_KEY'" in err and f'File "{path}", line 4' in err and f'File "{path}", line 2' in err
+    assert "ferrule" not in err.split("KeyError")[0] and "importlib" not in err
+    syntax = write(tmp_path, "syntax.py", "x = (\n")
+    err = run(str(syntax)).stderr.decode()
+    assert "SyntaxError" in err and "Traceback" not in err and "ferrule" not in err.split("SyntaxError")[0]

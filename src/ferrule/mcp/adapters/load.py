@@ -44,9 +44,11 @@ def load_app(target: str) -> tuple[Any, list[str]]:
     head, colon, tail = target.rpartition(":")
     if colon and head and tail and "/" not in tail and "\\" not in tail:  # not a Windows drive's colon
         where, attribute = head, tail
+    elif colon and head and not tail:
+        raise LoadError(f"{target}: the object name after ':' is empty")
     module = _import_file(where, notes) if _is_path(where) else _import_module(where, notes)
     if attribute:
-        return _named(module, attribute, target), notes
+        return _named(module, attribute, target, where), notes
     return _found(module, where), notes
 
 
@@ -126,11 +128,13 @@ def _refuse_loops() -> Any:
     return undo
 
 
-def _named(module: ModuleType, attribute: str, target: str) -> Any:
+def _named(module: ModuleType, attribute: str, target: str, where: str) -> Any:
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
-            raise LoadError(f"{target}: {module.__name__} has no attribute {attribute!r}")
+            found = _servers(module)
+            listing = f"its server objects: {_listing(found)}" if found else "it has no server object"
+            raise LoadError(f"{target}: {where} has no attribute {attribute!r}; {listing}")
         value = getattr(value, part)
     if not is_server(value):
         raise LoadError(f"{target}: {attribute} is a {type(value).__module__}.{type(value).__qualname__}, "
@@ -143,13 +147,21 @@ def _found(module: ModuleType, where: str) -> Any:
         value = getattr(module, name, None)
         if value is not None and is_server(value):
             return value
-    servers = {name: value for name, value in vars(module).items()
-               if not name.startswith("__") and is_server(value)}
-    distinct = {id(v): n for n, v in servers.items()}
-    if len(distinct) == 1:
-        return servers[next(iter(distinct.values()))]
-    if not distinct:
+    servers = _servers(module)
+    if len(servers) == 1:
+        return next(iter(servers.values()))
+    if not servers:
         raise LoadError(f"{where}: no server object found (looked for `mcp`, `server` or `app`, then for any "
-                        "MCPServer, low-level Server or FastMCP at module level); name one: {where}:OBJECT")
-    listing = ", ".join(f"{name} ({describe(servers[name])})" for name in sorted(distinct.values()))
-    raise LoadError(f"{where}: several server objects ({listing}); name one: {where}:OBJECT")
+                        f"MCPServer, low-level Server or FastMCP at module level); name one: {where}:OBJECT")
+    raise LoadError(f"{where}: several server objects ({_listing(servers)}); name one: {where}:OBJECT")
+
+
+def _servers(module: ModuleType) -> dict[str, Any]:
+    """The module's server objects, each under one of its names, by name."""
+    distinct = {id(value): name for name, value in vars(module).items()
+                if not name.startswith("__") and is_server(value)}
+    return {name: vars(module)[name] for name in sorted(distinct.values())}
+
+
+def _listing(servers: dict[str, Any]) -> str:
+    return ", ".join(f"{name} ({describe(value)})" for name, value in servers.items())
