@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from ferrule.conform import Branded, ConfigError, Enrichment, FileFacts, Policy
 from ferrule.conform.document import ParsedFile
 from ferrule.conform.facts import may_be_test_code
+from ferrule.conform.gate import rust_files
 from ferrule.fastframe import LineIndex
 from ferrule.project import WorkspaceUnloadable
 
@@ -39,6 +40,10 @@ class ProjectPolicy:
             raise WorkspaceUnloadable(f"conform.toml could not be loaded: {error}", POLICY_RECIPE) from error
         self._files: OrderedDict[str, ParsedFile] = OrderedDict()
         self._derived: dict[str, dict[str, tuple[FileFacts, Any]]] = {}  # rel -> what -> (facts, value)
+
+    def rust_files(self) -> list[str]:
+        """The project's .rs files, root-relative, as the gate walks them (excluded folders skipped)."""
+        return rust_files(self._policy)
 
     @property
     def compile(self) -> bool:

@@ -10,6 +10,7 @@ from typing import Literal, TypedDict
 
 from ferrule.conform import Fact, FindingRecord
 from ferrule.project import ErrorRecord
+from ferrule.relay.doc_examples import DocMention
 
 
 class Indexing(TypedDict, total=False):
@@ -168,7 +169,14 @@ class FileReferences(TypedDict):
     references: list[Location]
 
 
-class ReferencesResult(Indexing):
+class DocExamples(TypedDict, total=False):
+    # present when the project's doc-comment examples mention the name, which the analyzer never
+    # searches: the first few, and how many in all
+    doc_examples: list[DocMention]
+    doc_examples_count: int
+
+
+class ReferencesResult(Indexing, DocExamples):
     files: list[FileReferences]
     count: int  # every reference found, shown or not
     more: int
@@ -192,6 +200,10 @@ class EditResult(Indexing):
     applied: str | None  # "overlay", "disk", or None when only answered
 
 
+class RenameResult(EditResult, DocExamples):
+    pass
+
+
 class Fix(TypedDict):
     id: str
     title: str
@@ -208,12 +220,13 @@ class ApplyFixResult(EditResult):
 
 
 OpResult = (InitResult | UpdateResult | ValidateResult | ScopeResult | CompleteResult | TypeResult
-            | ShutdownResult | SymbolsResult | LocationsResult | ReferencesResult | EditResult | FixesResult
+            | ShutdownResult | SymbolsResult | LocationsResult | ReferencesResult | EditResult | RenameResult | FixesResult
             | ApplyFixResult)
 
 __all__ = [
     "ApplyFixResult",
     "EditResult",
+    "RenameResult",
     "FileEdit",
     "FileReferences",
     "Fix",

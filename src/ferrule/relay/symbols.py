@@ -18,14 +18,18 @@ from typing import Any
 
 from ferrule.project import BadRequest
 from ferrule.relay import mapping
+from ferrule.relay.doc_examples import mentions
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import TargetParams
 from ferrule.relay.places import Places
+from ferrule.relay.results import DocExamples
 
 CANDIDATES_SHOWN = 10  # in an ambiguity's message
 SUGGESTIONS = 5
 
 _USE = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?use\b")
+_WORD_END = re.compile(r"\w*$")
+_WORD_START = re.compile(r"\w*")
 _USE_LIST_LINES = 40  # how far above a name its `use` item may start
 _FUNCTION = 12  # the protocol's SymbolKind: rust-analyzer gives macros this kind too
 _MEMBERS = frozenset({8, 22})  # Field, EnumMember
@@ -72,6 +76,27 @@ async def target(ctx: OpContext, params: TargetParams) -> Target:
     ctx.documents.require(file, None)
     ctx.documents.show_disk(ctx.client, file)
     return Target(ctx.documents.uri(file.rel), ctx.lsp_position(file, params.position, None))
+
+
+def doc_examples(ctx: OpContext, params: TargetParams, place: Target) -> DocExamples:
+    """Where the project's doc-comment examples mention the op's name (the path's last segment, else
+    the identifier at the position): the analyzer's answer leaves them out."""
+    name = split_path(params.symbol)[-1].removesuffix("!") if params.symbol is not None else _name_at(ctx, place)
+    if not name:
+        return {}
+    shown, total = mentions(ctx.root, ctx.documents, ctx.policy.current.rust_files(), name)
+    return {"doc_examples": shown, "doc_examples_count": total} if total else {}
+
+
+def _name_at(ctx: OpContext, place: Target) -> str:
+    _, _, index, _ = Places(ctx).file(place.uri)
+    line = place.position["line"]
+    if index is None or not 0 <= line < index.line_count:
+        return ""
+    text = index.line(line)
+    column = ctx.utf8_column(index, line, place.position["character"])
+    at = len(text.encode("utf-8")[:column].decode("utf-8", "ignore"))
+    return _WORD_END.search(text[:at]).group() + _WORD_START.match(text[at:]).group()  # type: ignore[union-attr]
 
 
 async def resolve(ctx: OpContext, spec: str) -> Target:
@@ -188,4 +213,4 @@ def _described(places: Places, symbol: dict[str, Any]) -> str:
     return f"{qualified} ({mapping.symbol_kind(symbol.get('kind'), container)}) at {location['file']}:{location['line']}"
 
 
-__all__ = ["AMBIGUOUS_RECIPE", "Target", "resolve", "split_path", "target", "workspace_symbols"]
+__all__ = ["AMBIGUOUS_RECIPE", "Target", "doc_examples", "resolve", "split_path", "target", "workspace_symbols"]

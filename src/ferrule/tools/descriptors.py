@@ -364,6 +364,7 @@ RUST_REFERENCES: dict[str, Any] = {
         "Every use of a function, method, type, field or variable across the project, grouped by file, "
         "each with its line's text, e.g. {\"symbol\": \"Order::total\"}. Call it before changing a "
         "signature to see every caller; the declaration is included unless include_declaration is false. "
+        "Doc-comment examples (doctests) are not searched; the answer lists those that mention the name. "
         + _PLACE_NOTE
     ),
     "inputSchema": _schema({
@@ -394,7 +395,8 @@ RUST_RENAME: dict[str, Any] = {
         "compiler understands the code (not a text search), e.g. {\"symbol\": \"Order::total\", "
         "\"new_name\": \"sum\", \"apply\": \"overlay\"}. Without `apply` it answers the edits only. An invalid "
         "name is refused with the reason. After applying as overlays, rust_validate the files, then write "
-        "them. " + _PLACE_NOTE
+        "them. Doc-comment examples (doctests) are not renamed; the answer lists those that mention the "
+        "old name, to edit by hand. " + _PLACE_NOTE
     ),
     "inputSchema": _schema({
         **_PLACE,

@@ -393,18 +393,29 @@ def render_locations(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     return "\n".join(lines + _more(int(result.get("more") or 0), "location"))
 
 
+def _doc_example_lines(result: Mapping[str, Any], what: str) -> list[str]:
+    """Where doc-comment examples mention the name: the analyzer never looks there."""
+    count = int(result.get("doc_examples_count") or 0)
+    if not count:
+        return []
+    lines = ["", f"not {what}: {_plural(count, 'line')} of doc-comment examples (doctests) mention the name; "
+                 "rust-analyzer does not look inside them (they may name another item):"]
+    lines += [f"  {m.get('file', '?')}:{m.get('line', '?')}  {m.get('text', '')}" for m in result.get("doc_examples") or []]
+    return lines + _more(count - len(result.get("doc_examples") or []), "line")
+
+
 def render_references(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     groups = result.get("files") or []
     count = int(result.get("count") or 0)
     if not count:
-        return f"{_asked(args)}: no references"
+        return "\n".join([f"{_asked(args)}: no references", *_doc_example_lines(result, "searched")])
     lines = [f"{_asked(args)}: {_plural(count, 'reference')} in {_plural(len(groups), 'file')}"
              + (" (at least; more files may follow)" if result.get("more") else "")]
     for group in groups:
         lines.append(f"  {group.get('file', '?')}")
         for ref in group.get("references") or []:
             lines.append(f"    {ref.get('line', '?')}:{ref.get('character', '?')}  {str(ref.get('text') or '').strip()}")
-    return "\n".join(lines + _more(int(result.get("more") or 0), "reference"))
+    return "\n".join(lines + _more(int(result.get("more") or 0), "reference") + _doc_example_lines(result, "searched"))
 
 
 _APPLIED = {"overlay": "applied as overlays (the disk is unchanged)", "disk": "written to disk"}
@@ -421,7 +432,7 @@ def render_edits(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         for edit in change.get("edits") or []:
             span = f"{edit['line']}:{edit['character']}-{edit['end_line']}:{edit['end_character']}"
             lines.append(f"    {span} -> {repr(edit.get('new_text', ''))}")
-    return "\n".join(lines)
+    return "\n".join(lines + _doc_example_lines(result, "renamed"))
 
 
 def render_fixes(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:

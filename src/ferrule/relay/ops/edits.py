@@ -26,14 +26,14 @@ from ferrule.relay.params import (
     RenameParams,
     ValidateParams,
 )
-from ferrule.relay.results import ApplyFixResult, EditResult, Fix, FixesResult
-from ferrule.relay.symbols import target
+from ferrule.relay.results import ApplyFixResult, EditResult, Fix, FixesResult, RenameResult
+from ferrule.relay.symbols import doc_examples, target
 
 _FIX_ID = re.compile(r"(\d+):(\d+)-(\d+):(\d+)/(\d+)/([0-9a-f]{8})")
 _FIX_RECIPE = "ask `fixes` for the file again and pass one of the ids it answers"
 
 
-async def rename(ctx: OpContext, params: RenameParams) -> EditResult:
+async def rename(ctx: OpContext, params: RenameParams) -> RenameResult:
     place = await target(ctx, params)
     where = {"textDocument": {"uri": place.uri}, "position": place.position}
     # rename alone: it refuses what prepareRename would (an invalid name, a keyword, a library item)
@@ -45,7 +45,7 @@ async def rename(ctx: OpContext, params: RenameParams) -> EditResult:
     if workspace_edit is None:
         raise BadRequest("rename refused: nothing there can be renamed",
                          "point at a name: a `symbol`, or a position on it")
-    return await _applied(ctx, workspace_edit, params.apply)
+    return {**await _applied(ctx, workspace_edit, params.apply), **doc_examples(ctx, params, place)}
 
 
 async def fixes(ctx: OpContext, params: FixesParams) -> FixesResult:

@@ -27,7 +27,7 @@ from ferrule.relay.results import (
     ReferencesResult,
     SymbolsResult,
 )
-from ferrule.relay.symbols import target, workspace_symbols
+from ferrule.relay.symbols import doc_examples, target, workspace_symbols
 
 
 async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
@@ -89,7 +89,8 @@ async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResu
         if kept:
             files.append({"file": file, "references": kept})
             shown += len(kept)
-    result: ReferencesResult = {"files": files, "count": len(found), "more": len(found) - shown}
+    result: ReferencesResult = {"files": files, "count": len(found), "more": len(found) - shown,
+                                **doc_examples(ctx, params, place)}
     return ctx.mark(result)
 
 

@@ -1,0 +1,71 @@
+"""Where the project's doc-comment examples mention a name.
+
+rust-analyzer's rename and references do not look inside the code blocks of `///` and `//!` comments,
+and `cargo check` does not build them, so a rename written to disk can break doctests that every
+other answer calls clean. `rename` and `references` say where such examples mention the name, for the
+agent to look at (they may mention another item of the same name).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TypedDict
+
+from ferrule.project import BadRequest, ProjectRoot
+from ferrule.relay import texts
+from ferrule.relay.documents import Documents
+
+MENTIONS_SHOWN = 10
+
+_DOC_LINE = re.compile(r"\s*//[/!](?!/)\s?(.*)")  # `///` or `//!`, not `////`; the text after it
+_FENCE = re.compile(r"\s*(```|~~~)")
+
+
+class DocMention(TypedDict):
+    file: str
+    line: int  # 1-based
+    text: str  # the example's line, as the comment has it
+
+
+def lines_mentioning(text: str, name: str) -> list[tuple[int, str]]:
+    """(1-based line, the example's text) of each doc-comment example line of `text` naming `name` as
+    a whole word. A code block opens and closes with a fence line in the comment."""
+    word = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
+    found = []
+    in_example = False
+    for number, line in enumerate(text.splitlines(), 1):
+        doc = _DOC_LINE.match(line)
+        if doc is None:
+            in_example = False  # a comment that ends closes its examples
+            continue
+        body = doc.group(1)
+        if _FENCE.match(body):
+            in_example = not in_example
+        elif in_example and word.search(body):
+            found.append((number, body.strip()))
+    return found
+
+
+def mentions(root: ProjectRoot, documents: Documents, files: Iterable[str], name: str,
+             ) -> tuple[list[DocMention], int]:
+    """The first MENTIONS_SHOWN mentions of `name` in the examples of `files` (root-relative, read as
+    the analyzer sees them: an overlay's text first), and how many there are in all."""
+    shown: list[DocMention] = []
+    total = 0
+    for rel in files:
+        try:
+            file = root.file(rel)
+        except BadRequest:  # a link out of the root: not the project's
+            continue
+        seen = texts.seen(documents, file)
+        if seen is None or name not in seen[0]:  # most files: one substring test
+            continue
+        for number, body in lines_mentioning(seen[0], name):
+            total += 1
+            if len(shown) < MENTIONS_SHOWN:
+                shown.append({"file": file.rel, "line": number, "text": body})
+    return shown, total
+
+
+__all__ = ["MENTIONS_SHOWN", "DocMention", "lines_mentioning", "mentions"]

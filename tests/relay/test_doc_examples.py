@@ -1,0 +1,59 @@
+"""Doc-comment examples (doctests) that mention a renamed or looked-up name: the analyzer never looks
+inside them, so `rename` and `references` say where they are."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ferrule.relay.doc_examples import lines_mentioning
+from ferrule.tools.reports import render_edits, render_references
+from testkit.live import live_session
+from testkit.tools import DEMO_CRATE
+
+EXAMPLES = '''/// Gets it.
+///
+/// ```
+/// let q = Quantity::new(3);
+/// assert_eq!(q.get(), 3);
+/// ```
+pub fn get(&self) -> u32 { self.0 }
+//// four slashes are no doc comment: get
+// ```
+// get
+/// ```rust
+/// let widget = get_widget(); get
+/// ```
+/// get, outside the example
+//! ```
+//! get()
+'''
+
+
+def test_only_lines_inside_a_doc_comments_code_block_that_name_the_word_count():
+    assert lines_mentioning(EXAMPLES, "get") == [(5, "assert_eq!(q.get(), 3);"),
+                                                 (12, "let widget = get_widget(); get"), (16, "get()")]
+    assert lines_mentioning(EXAMPLES, "widget") == [(12, "let widget = get_widget(); get")]
+    assert lines_mentioning(EXAMPLES, "Gets") == []  # prose, not an example
+
+
+@pytest.mark.live
+def test_rename_and_references_say_which_doc_examples_mention_the_name(tmp_path, analyzer):
+    crate = tmp_path / "demo-crate"
+    shutil.copytree(DEMO_CRATE, crate, ignore=shutil.ignore_patterns("target"))
+    with live_session(crate) as session:
+        renamed = session.call("rename", {"symbol": "Quantity::get", "new_name": "units"})
+        by_position = session.call("references", {"file": "src/orders/mod.rs",
+                                                  "position": {"line": 55, "character": 11}})
+        by_name = session.call("references", {"symbol": "Quantity::get"})
+        unused = session.call("references", {"symbol": "OrderId::new"})
+    # seven example lines call a `get` (OrderId's among them: the text cannot tell the two apart)
+    assert renamed["doc_examples_count"] == 7 and len(renamed["doc_examples"]) == 7
+    assert {"file": "src/lib.rs", "line": 15, "text": "assert_eq!(qty.get(), 3);"} in renamed["doc_examples"]
+    assert by_position["doc_examples"] == by_name["doc_examples"] == renamed["doc_examples"]
+    assert unused["doc_examples_count"] >= 2  # `OrderId::new(1)` in examples of mod.rs
+    report = render_edits(renamed, {"symbol": "Quantity::get", "new_name": "units"})
+    assert "not renamed: 7 lines of doc-comment examples (doctests) mention the name" in report
+    assert "  src/lib.rs:15  assert_eq!(qty.get(), 3);" in report
+    assert "not searched: 7 lines" in render_references(by_name, {"symbol": "Quantity::get"})
