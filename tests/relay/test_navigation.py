@@ -87,6 +87,20 @@ def test_definition_by_position_and_by_name_agree(session, orders):
         assert session.call("definition", {"symbol": name})["locations"] == expected, name
 
 
+def test_a_path_may_start_with_the_crates_own_name(session):
+    # the package `orders` is the crate `orders`: `orders::Report` is `crate::report::Report`
+    [found] = session.call("definition", {"symbol": "orders::Report"})["locations"]
+    assert (found["file"], found["line"]) == ("src/report.rs", 6)
+    assert session.call("definition", {"symbol": "orders::report::Report::total"})["locations"][0]["line"] == 12
+    with pytest.raises(BadRequest, match="no `Report` matches"):
+        session.call("definition", {"symbol": "elsewhere::Report"})
+
+
+def test_an_empty_search_is_refused(session):
+    with pytest.raises(BadRequest, match="`query` is empty"):
+        session.call("symbols", {"query": " "})
+
+
 def test_an_ambiguous_name_lists_every_candidate_with_file_and_line(session):
     with pytest.raises(BadRequest) as refused:
         session.call("definition", {"symbol": "total"})

@@ -69,6 +69,13 @@ class Packages:
             return _placed(package, rel) if package is not None else Placement(None, ())
         return self._by_convention(rel)
 
+    async def crate_name(self, rel: str, timeout: float = METADATA_TIMEOUT_S) -> str | None:
+        """The name code uses for the crate of the package holding the root-relative `rel` (`demo_crate`
+        of the package `demo-crate`), None when cargo cannot say."""
+        packages = await self._current(timeout)
+        package = _owner(packages, rel) if packages is not None else None
+        return package.name.replace("-", "_") if package is not None else None
+
     async def use_proc_macros(self, timeout: float = METADATA_TIMEOUT_S) -> bool:
         """Whether any crate of the project or its dependencies is a procedural macro (True when cargo
         cannot say: the dependencies are not at hand offline)."""

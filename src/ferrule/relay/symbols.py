@@ -108,7 +108,8 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
         found += await workspace_symbols(ctx, name, libraries=True)
         exact = [s for s in found if s.get("name") == name]
     places = Places(ctx)
-    matching = [s for s in exact if _qualified_by(_path_of(places, s), segments[:-1])]
+    qualifiers = segments[:-1]
+    matching = [s for s in exact if _qualified_by(await _path_of(ctx, places, s, qualifiers), qualifiers)]
     definitions = [s for s in matching if not _is_reexport(places, s)]
     matching = _preferred(_unique(definitions or matching), bare=len(segments) == 1)
     if len(matching) == 1:
@@ -130,9 +131,10 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     raise BadRequest(f"no symbol named `{name}` in the workspace or its libraries{hint}", _SEGMENT_RECIPE)
 
 
-def _path_of(places: Places, symbol: dict[str, Any]) -> list[str]:
-    """The candidate's path segments before its name: its file's module path (a library's led by its
-    crate: `core::cmp` for `core/src/cmp.rs`), then its container."""
+async def _path_of(ctx: OpContext, places: Places, symbol: dict[str, Any], qualifiers: list[str]) -> list[str]:
+    """The candidate's path segments before its name: its file's module path, led by its crate
+    (`core::cmp` for `core/src/cmp.rs`; the project's own crate only when the qualifiers name it, so
+    that cargo is asked no more than needed), then its container."""
     shown, read_only, _, _ = places.file(symbol["location"]["uri"])
     if read_only:
         folder, _, inner = shown.partition("/")  # a library file is shown from its crate's folder
@@ -141,6 +143,10 @@ def _path_of(places: Places, symbol: dict[str, Any]) -> list[str]:
     else:
         module = mapping.module_path(shown)
         segments = module.split("::")[1:] if module else []
+        if module and qualifiers and qualifiers[0] not in segments:
+            crate = await ctx.packages.crate_name(shown)
+            if crate is not None:
+                segments.insert(0, crate)
     container = symbol.get("containerName")
     if container and (not segments or segments[-1] != container):
         segments.append(container)

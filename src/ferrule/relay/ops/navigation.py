@@ -36,6 +36,8 @@ async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
     if (params.file is None) == (params.query is None):
         raise BadRequest("symbols takes `file` (the file's outline) or `query` (a workspace search), one of them",
                          "e.g. {\"file\": \"src/lib.rs\"} or {\"query\": \"Order\"}")
+    if params.query is not None and not params.query.strip():
+        raise BadRequest("symbols: `query` is empty: it names what to search for", "e.g. {\"query\": \"Order\"}")
     if params.file is not None:
         file = ctx.file(params)
         ctx.documents.require(file, None)
