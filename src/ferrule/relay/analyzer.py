@@ -20,7 +20,7 @@ from typing import Any
 from ferrule.lsp import LspClient, PositionCodec, RequestTimeout, ServerExited, path_to_uri
 from ferrule.lsp.client import ProgressCallback
 from ferrule.project import ErrorRecord, OracleCrashed, ProjectRoot, WorkspaceUnloadable
-from ferrule.relay.cache import project_home
+from ferrule.relay.cache import mark_used, project_home, prune_stale
 from ferrule.relay.health import analyzer_warnings, proc_macros_unexpanded, std_unloaded
 from ferrule.relay.resolve import Analyzer, resolve_analyzer
 
@@ -169,6 +169,7 @@ class AnalyzerProcess:
         before_spawn()
         await self.stop(2.0)
         self.fresh_config = None
+        await asyncio.to_thread(_tend_cache, self.root)
         config = analyzer_config(self.root)
         client = await LspClient.spawn([self.binary.path], cwd=self.root.path, env=analyzer_env(config))
         self.starts += 1
@@ -216,6 +217,18 @@ class CoolingDown(OracleCrashed):
     def __init__(self, message: str, recipe: str, left_s: float) -> None:
         super().__init__(message, recipe)
         self.left_s = left_s
+
+
+_pruned = False  # the cache's stale project folders are looked for once a process
+
+
+def _tend_cache(root: ProjectRoot) -> None:
+    """Stamp this project's cache folder as used; once a process, remove the stale ones of others."""
+    global _pruned
+    mark_used(root)
+    if not _pruned:
+        _pruned = True
+        prune_stale()
 
 
 def analyzer_config(root: ProjectRoot) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ferrule.project import ErrorRecord, ProjectRoot
-from ferrule.relay.cache import project_home
+from ferrule.relay.cache import mark_used
 from ferrule.relay.compile import spans
 from ferrule.relay.compile.cargo import CargoMissing, CargoRun, CargoTimedOut, check_command, run_cargo
 from ferrule.relay.compile.lock import LockTimeout, held
@@ -75,7 +75,7 @@ class CompileChecker:
         except asyncio.TimeoutError:
             return self._timed_out(began)
         try:
-            async with held(project_home(self.root), self._token, deadline) as others_wrote:
+            async with held(mark_used(self.root), self._token, deadline) as others_wrote:
                 return await self._check_held(overlays, rel, deadline, began, others_wrote)
         except LockTimeout:
             return self._timed_out(began)

@@ -12,6 +12,8 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from ferrule.relay.cache import LOCK
+
 POLL_S = 0.02  # another process holds the lock: flock has no awaitable wait, so it is retried
 
 
@@ -24,7 +26,7 @@ async def held(home: Path, token: str, deadline: float) -> AsyncIterator[bool]:
     """Hold the project's mirror lock as `token`; yields whether another holder wrote the mirror since
     this one last held it. LockTimeout when `deadline` (monotonic) passes first."""
     home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(home / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = os.open(home / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         while True:
             try:
