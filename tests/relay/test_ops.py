@@ -116,9 +116,11 @@ def test_update_is_persistent_and_transient_content_restores_it(stdcrate_session
         second = stdcrate_session.call("update", {"file": "src/lib.rs", "content": broken + "\n"})["version"]
         assert second > first
     finally:
-        closed = stdcrate_session.call("update", {"file": "src/lib.rs", "content": None})["version"]
-    assert closed > second
+        closed = stdcrate_session.call("update", {"file": "src/lib.rs", "content": None})
+    assert closed["version"] > second and closed["dropped"] is True
     assert stdcrate_session.call("validate", {"file": "src/lib.rs"})["diagnostics"] == []
+    again = stdcrate_session.call("update", {"file": "src/lib.rs", "content": None})
+    assert again["dropped"] is False, "there was no overlay left to drop"
 
 
 def test_overlay_of_one_file_is_seen_by_another(stdcrate_session, stdcrate, at):

@@ -29,7 +29,11 @@ class InitResult(_StdError):
     quiescent: bool
 
 
-class UpdateResult(TypedDict):
+class _Dropped(TypedDict, total=False):
+    dropped: bool  # with `content: null`: whether there was an overlay to drop
+
+
+class UpdateResult(_Dropped):
     version: int
 
 

@@ -324,6 +324,8 @@ def render_scope(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
 def render_update(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     file = args.get("file", "?")
     if args.get("content") is None:
+        if result.get("dropped") is False:
+            return f"{file}: had no overlay; the analyzer reads the file on disk, as before"
         return f"{file}: overlay dropped; the analyzer reads the file on disk again"
     version = result.get("version")
     suffix = f" (version {version})" if version is not None else ""

@@ -8,4 +8,9 @@ from ferrule.relay.results import UpdateResult
 
 
 async def update(ctx: OpContext, params: UpdateParams) -> UpdateResult:
-    return {"version": ctx.documents.update(ctx.client, ctx.file(params), params.content)}
+    file = ctx.file(params)
+    had_overlay = file.rel in ctx.documents.overlays
+    result: UpdateResult = {"version": ctx.documents.update(ctx.client, file, params.content)}
+    if params.content is None:
+        result["dropped"] = had_overlay  # false: there was none, so nothing changed
+    return result
