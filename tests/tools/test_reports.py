@@ -197,3 +197,19 @@ def test_an_impl_in_an_outline_is_named_once():
                {"name": "OrderId", "kind": "struct", "line": 3, "end_line": 3, "detail": ""}]
     lines = reports.render_symbols({"symbols": symbols, "more": 0}, {"file": "src/a.rs"}).splitlines()
     assert lines[1:] == ["  13-31 impl OrderId", "    14-16 method new  fn() -> Self", "  3-3 struct OrderId"]
+
+
+def test_long_documentation_is_cut_at_a_paragraph_and_the_rest_counted():
+    summary = "A contiguous growable array type.\n\n" + "More about it. " * 60
+    documentation = summary + "\n\n# Examples\n\n" + "```\nlet v = Vec::new();\n```\n" * 300
+    result = {"display": "pub struct Vec<T>", "documentation": documentation}
+    report = reports.render_type(result, {"file": "src/lib.rs", "line": 3, "character": 4})
+    assert "A contiguous growable array type." in report and "# Examples" not in report
+    omitted = len(documentation.strip()) - len(summary.rstrip())
+    assert f"... and {omitted:,} more characters of documentation" in report
+    assert len(report) < reports.DOC_SHOWN + 300
+    structured = reports.type_structured(result, {})
+    assert structured["documentation"] == summary.rstrip() and structured["documentation_omitted"] == omitted
+    short = {"display": "u8", "documentation": "The 8-bit unsigned integer type."}
+    assert reports.type_structured(short, {}) == short
+    assert "more characters" not in reports.render_type(short, {"file": "a.rs", "line": 1, "character": 0})

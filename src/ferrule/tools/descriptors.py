@@ -173,7 +173,8 @@ RUST_TYPE: dict[str, Any] = {
         "The type, signature and documentation of what is at a position in a Rust file "
         "(rust-analyzer's hover): the type of a variable or expression, the signature of a function "
         "or method, the definition of a type. Use it instead of guessing a type or reading the "
-        "standard library's source. " + POSITION_NOTE + " " + PATH_NOTE
+        "standard library's source. Long documentation is cut after its first paragraphs. "
+        + POSITION_NOTE + " " + PATH_NOTE
     ),
     "inputSchema": _schema(
         {"file": _FILE, "line": _LINE, "character": _CHARACTER, "content": _CONTENT},

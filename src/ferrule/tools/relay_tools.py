@@ -230,7 +230,7 @@ _OPS: tuple[tuple[dict[str, Any], str, ParamsBuilder, Callable[..., str]], ...] 
 )
 
 
-_SHAPES: dict[str, Shaper] = {"validate": _validate_structured}
+_SHAPES: dict[str, Shaper] = {"validate": _validate_structured, "type": reports.type_structured}
 
 
 def relay_tools(relay: SharedRelay) -> list[RelayTool]:

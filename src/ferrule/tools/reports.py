@@ -233,9 +233,34 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     return "\n".join(_warning_lines(result) + lines)
 
 
+DOC_SHOWN = 1_500  # characters of an item's documentation in a `type` answer (std's `Vec` has 9,000)
+
+
+def cut_documentation(text: str) -> tuple[str, int]:
+    """The documentation's head, ending at a paragraph (else a line) within DOC_SHOWN characters, and
+    how many characters were left out: the summary comes first, the examples follow."""
+    if len(text) <= DOC_SHOWN:
+        return text, 0
+    cut = text.rfind("\n\n", 0, DOC_SHOWN)
+    if cut < DOC_SHOWN // 3:
+        cut = text.rfind("\n", 0, DOC_SHOWN)
+    if cut <= 0:
+        cut = DOC_SHOWN
+    kept = text[:cut].rstrip()
+    while kept and kept.rsplit("\n", 1)[-1].lstrip().startswith("#"):  # a heading without its section
+        kept = kept.rsplit("\n", 1)[0].rstrip() if "\n" in kept else ""
+    return kept, len(text) - len(kept)
+
+
+def type_structured(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+    """The `type` answer with its documentation cut as the report cuts it."""
+    shown, omitted = cut_documentation(str(result.get("documentation") or "").strip())
+    return {**result, "documentation": shown, "documentation_omitted": omitted} if omitted else dict(result)
+
+
 def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     display = str(result.get("display") or "").strip()
-    documentation = str(result.get("documentation") or "").strip()
+    documentation, omitted = cut_documentation(str(result.get("documentation") or "").strip())
     warnings = result.get("warnings") or []
     if not display and not documentation and warnings:
         lines = [f"{_where(args)}: the analyzer cannot see here"]
@@ -249,6 +274,8 @@ def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     if documentation:
         lines.append("")
         lines.append(_indent(documentation, "  "))
+    if omitted:
+        lines.append(f"  ... and {omitted:,} more characters of documentation (the item's docs have the rest)")
     _indexing_note(result, lines)
     return "\n".join(lines)
 
@@ -504,7 +531,9 @@ RENDERERS = {
 }
 
 __all__ = [
+    "DOC_SHOWN",
     "RENDERERS",
+    "cut_documentation",
     "error_output",
     "render_complete",
     "render_edits",
@@ -517,4 +546,5 @@ __all__ = [
     "render_type",
     "render_update",
     "render_validate",
+    "type_structured",
 ]
