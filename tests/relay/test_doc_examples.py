@@ -26,6 +26,12 @@ pub fn get(&self) -> u32 { self.0 }
 /// let widget = get_widget(); get
 /// ```
 /// get, outside the example
+/// ```text
+/// get: prose in a block rustdoc does not run
+/// ```
+/// ```rust,no_run
+/// thing.get();
+/// ```
 //! ```
 //! get()
 '''
@@ -33,7 +39,8 @@ pub fn get(&self) -> u32 { self.0 }
 
 def test_only_lines_inside_a_doc_comments_code_block_that_name_the_word_count():
     assert lines_mentioning(EXAMPLES, "get") == [(5, "assert_eq!(q.get(), 3);"),
-                                                 (12, "let widget = get_widget(); get"), (16, "get()")]
+                                                 (12, "let widget = get_widget(); get"), (19, "thing.get();"),
+                                                 (22, "get()")]
     assert lines_mentioning(EXAMPLES, "widget") == [(12, "let widget = get_widget(); get")]
     assert lines_mentioning(EXAMPLES, "Gets") == []  # prose, not an example
 

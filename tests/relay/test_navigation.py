@@ -191,6 +191,12 @@ def test_implementations_of_a_trait_by_name_and_by_position(session, orders):
     assert session.call("implementations", {"file": "src/orders/pricing.rs", "position": at_trait})["locations"] == by_name
 
 
+def test_references_list_the_projects_files_before_the_libraries(session):
+    found = session.call("references", {"symbol": "Vec", "max": 3, "include_declaration": False})
+    assert found["count"] > found["more"] > 0
+    assert found["files"][0]["file"] == "src/orders/pricing.rs", [f["file"] for f in found["files"]]
+
+
 # ---- rename ----------------------------------------------------------------------------------------
 
 def test_a_rename_applied_as_overlays_is_seen_by_validate_and_leaves_the_disk(session, orders):

@@ -121,6 +121,8 @@ def test_update_is_persistent_and_transient_content_restores_it(stdcrate_session
     assert stdcrate_session.call("validate", {"file": "src/lib.rs"})["diagnostics"] == []
     again = stdcrate_session.call("update", {"file": "src/lib.rs", "content": None})
     assert again["dropped"] is False, "there was no overlay left to drop"
+    with pytest.raises(BadRequest, match="src is a directory"):
+        stdcrate_session.call("update", {"file": "src", "content": "fn f() {}"})
 
 
 def test_overlay_of_one_file_is_seen_by_another(stdcrate_session, stdcrate, at):

@@ -114,6 +114,8 @@ def test_scope_report_at_a_position_without_symbols():
 def test_update_report_set_and_dropped():
     assert "overlay set (version 3)" in reports.render_update({"version": 3}, {"file": "a.rs", "content": "x"})
     assert "overlay dropped" in reports.render_update({"version": 4, "dropped": True}, {"file": "a.rs", "content": None})
+    manifest = reports.render_update({"version": 1}, {"file": "Cargo.toml", "content": "[package]"})
+    assert "compile check builds with this text" in manifest and "rust-analyzer reads this file from disk" in manifest
     none = reports.render_update({"version": 4, "dropped": False}, {"file": "a.rs", "content": None})
     assert none == "a.rs: had no overlay; the analyzer reads the file on disk, as before"
 

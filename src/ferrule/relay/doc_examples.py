@@ -19,7 +19,11 @@ from ferrule.relay.documents import Documents
 MENTIONS_SHOWN = 10
 
 _DOC_LINE = re.compile(r"\s*//[/!](?!/)\s?(.*)")  # `///` or `//!`, not `////`; the text after it
-_FENCE = re.compile(r"\s*(```|~~~)")
+_FENCE = re.compile(r"\s*(?:```|~~~)\s*([\w,\- ]*)")
+# a fence's info string: none, or rustdoc's (`rust`, `should_panic`, `no_run`, `ignore`, `edition2021`,
+# ...); any other language (`text`, `toml`, `console`) is no doctest
+_NOT_RUST = re.compile(r"(?!rust\b|should_panic\b|no_run\b|ignore\b|compile_fail\b|edition\d+\b|test_harness\b"
+                       r"|standalone_crate\b)[a-z]")
 
 
 class DocMention(TypedDict):
@@ -33,15 +37,20 @@ def lines_mentioning(text: str, name: str) -> list[tuple[int, str]]:
     a whole word. A code block opens and closes with a fence line in the comment."""
     word = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
     found = []
-    in_example = False
+    in_block = in_example = False  # in a code block; in one rustdoc runs
     for number, line in enumerate(text.splitlines(), 1):
         doc = _DOC_LINE.match(line)
         if doc is None:
-            in_example = False  # a comment that ends closes its examples
+            in_block = in_example = False  # a comment that ends closes its examples
             continue
         body = doc.group(1)
-        if _FENCE.match(body):
-            in_example = not in_example
+        fence = _FENCE.match(body)
+        if fence is not None:
+            if in_block:
+                in_block = in_example = False
+            else:
+                in_block = True
+                in_example = not any(_NOT_RUST.match(tag.strip()) for tag in fence.group(1).split(","))
         elif in_example and word.search(body):
             found.append((number, body.strip()))
     return found

@@ -102,14 +102,15 @@ def _name_at(ctx: OpContext, place: Target) -> str:
 async def resolve(ctx: OpContext, spec: str) -> Target:
     segments = split_path(spec)
     name = segments[-1].removesuffix("!")
-    found = await workspace_symbols(ctx, name)
-    exact = [s for s in found if s.get("name") == name]
-    if not exact:  # not in the project: the standard library and the dependencies
-        found += await workspace_symbols(ctx, name, libraries=True)
-        exact = [s for s in found if s.get("name") == name]
     places = Places(ctx)
     qualifiers = segments[:-1]
+    found = await workspace_symbols(ctx, name)
+    exact = [s for s in found if s.get("name") == name]
     matching = [s for s in exact if _qualified_by(await _path_of(ctx, places, s, qualifiers), qualifiers)]
+    if not matching:  # not the project's (`String::new` beside a `Quantity::new`): the libraries too
+        found += await workspace_symbols(ctx, name, libraries=True)
+        exact = _unique([s for s in found if s.get("name") == name])
+        matching = [s for s in exact if _qualified_by(await _path_of(ctx, places, s, qualifiers), qualifiers)]
     definitions = [s for s in matching if not _is_reexport(places, s)]
     matching = _preferred(_unique(definitions or matching), bare=len(segments) == 1)
     if len(matching) == 1:
@@ -148,6 +149,8 @@ async def _path_of(ctx: OpContext, places: Places, symbol: dict[str, Any], quali
             if crate is not None:
                 segments.insert(0, crate)
     container = symbol.get("containerName")
+    if container:
+        container = container.split("<", 1)[0].strip()  # `Vec<T, A>`, an impl's container: the type's name
     if container and (not segments or segments[-1] != container):
         segments.append(container)
     return segments

@@ -356,6 +356,10 @@ def render_update(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         return f"{file}: overlay dropped; the analyzer reads the file on disk again"
     version = result.get("version")
     suffix = f" (version {version})" if version is not None else ""
+    if not str(file).endswith(".rs"):  # rust-analyzer reads manifests and other files from disk only
+        return (f"{file}: overlay set{suffix}; rust_validate's compile check builds with this text, but "
+                "rust-analyzer reads this file from disk, so its answers (types, completions, navigation) do "
+                "not see it. The file on disk is unchanged.")
     return (
         f"{file}: overlay set{suffix}; rust_validate, rust_type, rust_complete and rust_scope now see this "
         "text. The file on disk is unchanged."
@@ -438,8 +442,13 @@ def render_references(result: Mapping[str, Any], args: Mapping[str, Any]) -> str
     count = int(result.get("count") or 0)
     if not count:
         return "\n".join([f"{_asked(args)}: no references", *_doc_example_lines(result, "searched")])
-    lines = [f"{_asked(args)}: {_plural(count, 'reference')} in {_plural(len(groups), 'file')}"
-             + (" (at least; more files may follow)" if result.get("more") else "")]
+    more = int(result.get("more") or 0)
+    if more:
+        shown = count - more
+        lines = [f"{_asked(args)}: {_plural(count, 'reference')}; the first {shown} shown, in "
+                 f"{_plural(len(groups), 'file')} (the project's first)"]
+    else:
+        lines = [f"{_asked(args)}: {_plural(count, 'reference')} in {_plural(len(groups), 'file')}"]
     for group in groups:
         lines.append(f"  {group.get('file', '?')}")
         for ref in group.get("references") or []:

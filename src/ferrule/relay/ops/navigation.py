@@ -85,7 +85,8 @@ async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResu
         by_file.setdefault(location["file"], []).append(location)
     files: list[FileReferences] = []
     shown = 0
-    for file, located in by_file.items():
+    # the project's files first (the analyzer's order otherwise): its own uses are what an agent edits
+    for file, located in sorted(by_file.items(), key=lambda item: item[1][0]["read_only"]):
         located.sort(key=lambda loc: (loc["line"], loc["character"]))
         kept = located[:max(0, limit - shown)]
         if kept:
