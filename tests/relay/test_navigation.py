@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ferrule.project import BadRequest
-from ferrule.relay import edits
+from ferrule.relay import edits, texts
 from ferrule.relay.libraries import library_roots
 from ferrule.relay.sync import SyncSession
 from testkit.live import copy_crate, live_session, position_of
@@ -136,6 +136,7 @@ def test_a_definition_in_std_is_shown_by_its_library_path_read_only(session, ord
         opened.append(os.fspath(file) if isinstance(file, (str, os.PathLike)) else repr(file))
         return real_open(file, *args, **kwargs)
 
+    monkeypatch.setattr(texts, "_disk", type(texts._disk)())  # cold: a test before may have read the file
     monkeypatch.setattr(builtins, "open", recording_open)
     at_vec = position_of(_text(orders, "src/orders/pricing.rs"), "Vec<Line>")
     [found] = session.call("definition", {"file": "src/orders/pricing.rs", "position": at_vec})["locations"]

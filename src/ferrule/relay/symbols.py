@@ -28,6 +28,8 @@ CANDIDATES_SHOWN = 10  # in an ambiguity's message
 SUGGESTIONS = 5
 
 _USE = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?use\b")
+# an impl block's outline name: `impl<T> Vec<T>`, `impl<T: Debug> Debug for Vec<T>`: the type's name
+_IMPL_TARGET = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?:.*?\bfor\s+)?(?:[\w:]+::)?(\w+)")
 _WORD_END = re.compile(r"\w*$")
 _WORD_START = re.compile(r"\w*")
 _USE_LIST_LINES = 40  # how far above a name its `use` item may start
@@ -111,6 +113,8 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
         found += await workspace_symbols(ctx, name, libraries=True)
         exact = _unique([s for s in found if s.get("name") == name])
         matching = [s for s in exact if _qualified_by(await _path_of(ctx, places, s, qualifiers), qualifiers)]
+    if not matching and qualifiers:  # the search answers 128 names at most: `new` may be past them
+        matching = await _members(ctx, qualifiers, name)
     definitions = [s for s in matching if not _is_reexport(places, s)]
     matching = _preferred(_unique(definitions or matching), bare=len(segments) == 1)
     if len(matching) == 1:
@@ -130,6 +134,32 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     close = difflib.get_close_matches(name, sorted({str(s.get("name")) for s in found}), n=SUGGESTIONS, cutoff=0.5)
     hint = f"; closest names: {', '.join(close)}" if close else ""
     raise BadRequest(f"no symbol named `{name}` in the workspace or its libraries{hint}", _SEGMENT_RECIPE)
+
+
+async def _members(ctx: OpContext, qualifiers: list[str], name: str) -> list[dict[str, Any]]:
+    """`name` as a member of the type or trait the qualifiers name, from the outline of the file that
+    defines it: the trait's own items, and those of the impl blocks there for that type
+    (`impl<T> Vec<T>`, `impl Display for Vec<T>`). As workspace symbols; none when the container is
+    not one item."""
+    try:
+        owner = await resolve(ctx, "::".join(qualifiers))
+    except BadRequest:
+        return []
+    outline = await ctx.request("textDocument/documentSymbol", {"textDocument": {"uri": owner.uri}})
+    type_name = qualifiers[-1]
+    found = []
+    for node in outline or []:
+        if "children" not in node or "selectionRange" not in node:
+            continue  # a flat SymbolInformation answer has no members to look in
+        label = str(node.get("name") or "")
+        own = node["selectionRange"]["start"] == owner.position
+        impl_for = _IMPL_TARGET.match(label)
+        if own or (impl_for is not None and impl_for.group(1) == type_name):
+            container = type_name if own else label
+            found += [{"name": child.get("name"), "kind": child.get("kind"), "containerName": container,
+                       "location": {"uri": owner.uri, "range": child["selectionRange"]}}
+                      for child in node["children"] if child.get("name") == name and "selectionRange" in child]
+    return found
 
 
 async def _path_of(ctx: OpContext, places: Places, symbol: dict[str, Any], qualifiers: list[str]) -> list[str]:
@@ -186,7 +216,7 @@ def _is_reexport(places: Places, symbol: dict[str, Any]) -> bool:
         text = index.line(above)
         if _USE.match(text) is not None:
             return True
-        if above < line and (not text.strip() or ";" in text or "{" in text):
+        if above < line and (not text.strip() or ";" in text or text.rstrip().endswith("{")):
             return False  # an earlier statement or item ends or opens here: the line is in no `use`
     return False
 
