@@ -215,3 +215,20 @@ def test_long_documentation_is_cut_at_a_paragraph_and_the_rest_counted():
     short = {"display": "u8", "documentation": "The 8-bit unsigned integer type."}
     assert reports.type_structured(short, {}) == short
     assert "more characters" not in reports.render_type(short, {"file": "a.rs", "line": 1, "character": 0})
+
+
+def test_a_large_rename_lists_its_first_edits_and_counts_the_rest():
+    edit = {"line": 1, "character": 4, "end_line": 1, "end_character": 8, "new_text": "Extent"}
+    changes = [{"file": f"src/m{n}.rs", "edits": [edit] * 4} for n in range(40)]  # 160 edits in 40 files
+    result = {"changes": changes, "applied": None}
+    report = reports.render_edits(result, {"symbol": "Span", "new_name": "Extent"})
+    assert report.splitlines()[0].startswith("rename `Span` to 'Extent': 160 edits in 40 files, not applied")
+    assert report.count(" -> 'Extent'") == reports.EDITS_SHOWN
+    assert "  ... and 110 more edits, 27 more files (`apply` applies them with the rest)" in report
+    structured = reports.edits_structured(result, {})
+    assert sum(len(c["edits"]) for c in structured["changes"]) == reports.EDITS_SHOWN
+    assert structured["edits_omitted"] == 110 and len(structured["changes"]) == 13
+    applied = reports.render_edits({**result, "applied": "overlay"}, {"symbol": "Span", "new_name": "Extent"})
+    assert "(applied too)" in applied
+    small = {"changes": changes[:2], "applied": None}
+    assert reports.edits_structured(small, {}) == small and "more edit" not in reports.render_edits(small, {})

@@ -18,6 +18,7 @@ from ferrule.relay.params import (
     SYMBOL_KINDS,
     fields_of,
 )
+from ferrule.tools.reports import EDITS_SHOWN
 
 GATE_MAX_DEFAULT = 30  # rust_check's findings listed; the rest are counted by rule
 
@@ -395,7 +396,8 @@ RUST_RENAME: dict[str, Any] = {
         "Rename a function, method, type, field, variable or module item everywhere it is used, as the "
         "compiler understands the code (not a text search), e.g. {\"symbol\": \"Order::total\", "
         "\"new_name\": \"sum\", \"apply\": \"overlay\"}. Without `apply` it answers the edits only. An invalid "
-        "name is refused with the reason. After applying as overlays, rust_validate the files, then write "
+        f"name is refused with the reason. The answer lists the first {EDITS_SHOWN} edits and counts the rest; `apply` "
+        "applies them all. After applying as overlays, rust_validate the files, then write "
         "them. Doc-comment examples (doctests) are not renamed; the answer lists those that mention the "
         "old name, to edit by hand. " + _PLACE_NOTE
     ),

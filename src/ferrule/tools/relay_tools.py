@@ -230,7 +230,8 @@ _OPS: tuple[tuple[dict[str, Any], str, ParamsBuilder, Callable[..., str]], ...] 
 )
 
 
-_SHAPES: dict[str, Shaper] = {"validate": _validate_structured, "type": reports.type_structured}
+_SHAPES: dict[str, Shaper] = {"validate": _validate_structured, "type": reports.type_structured,
+                               "rename": reports.edits_structured, "apply_fix": reports.edits_structured}
 
 
 def relay_tools(relay: SharedRelay) -> list[RelayTool]:

@@ -459,17 +459,48 @@ def render_references(result: Mapping[str, Any], args: Mapping[str, Any]) -> str
 _APPLIED = {"overlay": "applied as overlays (the disk is unchanged)", "disk": "written to disk"}
 
 
+EDITS_SHOWN = 50  # edits listed in a rename's or a fix's answer; every one is applied
+
+
+def cut_changes(changes: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], int, int]:
+    """The first EDITS_SHOWN edits, file by file, and how many edits and files were left out."""
+    kept: list[dict[str, Any]] = []
+    room = EDITS_SHOWN
+    omitted_edits = omitted_files = 0
+    for change in changes:
+        edits = list(change.get("edits") or [])
+        shown = edits[:room]
+        room -= len(shown)
+        if shown:
+            kept.append({**change, "edits": shown})
+        else:
+            omitted_files += 1
+        omitted_edits += len(edits) - len(shown)
+    return kept, omitted_edits, omitted_files
+
+
+def edits_structured(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+    """A rename's or a fix's answer with its edits listed as the report lists them, the rest counted."""
+    kept, omitted, _ = cut_changes(result.get("changes") or [])
+    return {**result, "changes": kept, "edits_omitted": omitted} if omitted else dict(result)
+
+
 def render_edits(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     changes = result.get("changes") or []
     edits = sum(len(change.get("edits") or []) for change in changes)
     what = f"fix {result['title']!r}" if result.get("title") else f"rename {_asked(args)} to {args.get('new_name')!r}"
     status = _APPLIED.get(str(result.get("applied")), "not applied (pass apply: \"overlay\" or \"disk\")")
     lines = [f"{what}: {_plural(edits, 'edit')} in {_plural(len(changes), 'file')}, {status}"]
-    for change in changes:
+    kept, omitted_edits, omitted_files = cut_changes(changes)
+    for change in kept:
         lines.append(f"  {change.get('file', '?')}")
         for edit in change.get("edits") or []:
             span = f"{edit['line']}:{edit['character']}-{edit['end_line']}:{edit['end_character']}"
             lines.append(f"    {span} -> {repr(edit.get('new_text', ''))}")
+    if omitted_edits:
+        files = f", {_plural(omitted_files, 'more file')}" if omitted_files else ""
+        done = "applied too" if result.get("applied") else "`apply` applies them with the rest"
+        lines.append(f"  ... and {_plural(omitted_edits, 'more edit')}{files} ({done})")
     return "\n".join(lines + _doc_example_lines(result, "renamed"))
 
 
@@ -541,8 +572,11 @@ RENDERERS = {
 
 __all__ = [
     "DOC_SHOWN",
+    "EDITS_SHOWN",
     "RENDERERS",
+    "cut_changes",
     "cut_documentation",
+    "edits_structured",
     "error_output",
     "render_complete",
     "render_edits",
