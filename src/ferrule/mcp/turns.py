@@ -46,7 +46,9 @@ class ReadTurns:
         self._followers: list[threading.Thread] = []
         self._following = False  # a follower was started or recalled and has not taken the turn yet
         self._park = threading.Condition()
-        self._parked = 0  # threads that lost the turn during their job, waiting to be recalled
+        # Threads that lost the turn during their job: counted from that moment, not from when they
+        # reach the wait, so the watch recalls one still writing its answer instead of starting another.
+        self._parked = 0
         self._recalls = 0  # recalls not yet taken up by a parked thread
         self._watch: threading.Thread | None = None
         self._watch_idle = False
@@ -84,9 +86,9 @@ class ReadTurns:
             raise
 
     def _wait_for_recall(self) -> bool:
-        """Parked after a job whose turn a follower took; True when recalled, False at the end."""
+        """Parked after a job whose turn a follower took (counted by `beside`); True when recalled,
+        False at the end."""
         with self._park:
-            self._parked += 1
             try:
                 self._park.wait_for(lambda: self._recalls or self.ended)
                 if self.ended:
@@ -129,7 +131,9 @@ class ReadTurns:
                 self._end()  # stopped from outside, mid-job: leave the turn to nobody
             elif self._turn.acquire(blocking=False):
                 self.holder = get_ident()
-            # else a follower holds the turn: this thread parks once back in `run`
+            else:  # a follower holds the turn: this thread parks once back in `run`
+                with self._park:
+                    self._parked += 1
 
     def finish(self, timeout: float | None = None) -> None:
         """After `run` returned: wait for the jobs beside the reading, the watch and the followers."""
