@@ -211,3 +211,24 @@ def test_the_package_checked_is_the_one_whose_manifest_is_nearest(tmp_path):
     assert package_of(tmp_path, "crates/tally/src/lib.rs") == "tally"
     (tmp_path / "Cargo.toml").write_text('[workspace]\nmembers = ["crates/tally"]\n')
     assert package_of(tmp_path, "src/lib.rs") is None  # a virtual manifest: the whole workspace
+
+
+def test_a_path_dependency_outside_the_project_is_reached_from_the_copy(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _project(tmp_path)
+    common = str(tmp_path / "common")
+    manifest = ('[package]\nname = "p"\nversion = "0.1.0"\n\n[lib]\npath = "src/lib.rs"\n\n[dependencies]\n'
+                'common = { path = "../common" }\ninner = { path = "crates/inner" }\nfixed = { path = "/opt/fixed" }\n'
+                "[dependencies.other]\npath = '../../other'\n")
+    (root.path / "Cargo.toml").write_text(manifest)
+    mirror = Mirror(root)
+    mirror.sync({})
+    copied = (mirror.tree / "Cargo.toml").read_text()
+    assert f"common = {{ path = '{common}' }}" in copied
+    assert f"path = '{os.path.dirname(str(tmp_path))}/other'" in copied
+    assert 'inner = { path = "crates/inner" }' in copied and 'fixed = { path = "/opt/fixed" }' in copied
+    assert '[lib]\npath = "src/lib.rs"' in copied
+    assert (root.path / "Cargo.toml").read_text() == manifest, "the project's own manifest is left as it was"
+
+    mirror.sync({"Cargo.toml": manifest.replace("../common", "../common2")})  # an overlaid manifest too
+    assert f"common = {{ path = '{common}2' }}" in (mirror.tree / "Cargo.toml").read_text()

@@ -5,11 +5,15 @@ Each sync follows the disk (files added, changed or deleted since the last one, 
 writes an overlay only when its text changed. Unchanged mirror files keep their mtimes, so cargo's
 incremental fingerprints hold; a file that does change is written with the current time, never the
 source's older mtime, which cargo could take for "not changed since the last check".
+
+A manifest's `path = "../common"` that leaves the project names a folder the copy does not have: in
+the copy it is written as that folder's absolute path, so cargo builds the same dependency.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +22,9 @@ from ferrule.project import BadRequest, ProjectRoot
 from ferrule.relay.cache import project_home
 
 SKIPPED_DIRS = frozenset({".git", "target"})
+MANIFEST = "Cargo.toml"
+# `path = "..."` or `path = '...'`, in a dependency's inline table or its own table
+_PATH_VALUE = re.compile(r"""(?m)(^|[{,\s])(path\s*=\s*)(["'])([^"'\n]+)\3""")
 
 
 Signature = tuple[int, int]  # (mtime_ns, size) of a file on disk
@@ -107,19 +114,46 @@ class Mirror:
         destination = self.tree / rel
         destination.parent.mkdir(parents=True, exist_ok=True)
         try:
-            shutil.copyfile(self.root.path / rel, destination)  # content only: the mtime is now
+            if _is_manifest(rel):
+                text = (self.root.path / rel).read_text(encoding="utf-8", errors="surrogateescape")
+                destination.write_bytes(self._for_the_copy(rel, text).encode("utf-8", "surrogateescape"))
+            else:
+                shutil.copyfile(self.root.path / rel, destination)  # content only: the mtime is now
         except OSError:
             destination.unlink(missing_ok=True)
 
     def _write(self, rel: str, text: str) -> None:
         destination = self.tree / rel
         destination.parent.mkdir(parents=True, exist_ok=True)
-        destination.write_bytes(text.encode("utf-8", "surrogatepass"))
+        written = self._for_the_copy(rel, text) if _is_manifest(rel) else text
+        destination.write_bytes(written.encode("utf-8", "surrogatepass"))
         self._overlaid[rel] = text
+
+    def _for_the_copy(self, rel: str, manifest: str) -> str:
+        """A manifest's text with each relative `path` that leaves the project made absolute."""
+        root = str(self.root.path)
+        folder = os.path.dirname(os.path.join(root, rel))
+
+        def absolute(match: re.Match[str]) -> str:
+            value = match.group(4)
+            if os.path.isabs(value):
+                return match.group(0)
+            target = os.path.normpath(os.path.join(folder, value))
+            if target == root or target.startswith(root + os.sep):
+                return match.group(0)  # inside the project: the copy has it at the same place
+            quote = "'" if "'" not in target else '"'
+            spelled = target if quote == "'" else target.replace("\\", "\\\\").replace('"', '\\"')
+            return f"{match.group(1)}{match.group(2)}{quote}{spelled}{quote}"
+
+        return _PATH_VALUE.sub(absolute, manifest)
 
     def _remove(self, rel: str) -> None:
         self._overlaid.pop(rel, None)
         (self.tree / rel).unlink(missing_ok=True)
+
+
+def _is_manifest(rel: str) -> bool:
+    return rel == MANIFEST or rel.endswith("/" + MANIFEST)
 
 
 __all__ = ["Mirror"]
