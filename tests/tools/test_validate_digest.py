@@ -229,3 +229,19 @@ def test_a_warning_is_followed_by_rustcs_role_only_where_rustc_sees_more_than_th
     assert unlinked is not None
     text = render_validate({**base, "warnings": [unlinked]}, {"file": "src/stray.rs"})
     assert unlinked["recipe"] in text and "rustc" not in text
+
+
+def test_a_file_no_crate_includes_is_not_called_clean_nor_checked_by_rustc():
+    from ferrule.relay.blind import unlinked_file
+
+    unlinked = unlinked_file("src/stray.rs", [_diagnostic(1, "hint", "unlinked-file", "file not included")])
+    assert unlinked is not None
+    base = {"diagnostics": [], "facts": [], "markers": [], "conform_findings": [], "advice": [], "degraded": True,
+            "warnings": [unlinked], "compiled": True, "compile_ms": 2300}
+    text = render_validate(base, {"file": "src/stray.rs"})
+    headline = next(line for line in text.splitlines() if line.startswith("src/stray.rs: "))
+    assert headline.startswith("src/stray.rs: unchecked: no crate includes this file"), text
+    assert "clean" not in text and "rustc checked this text" not in text
+    assert "compile check: rustc built the project in 2.3 s, but no crate includes this file" in text
+    cli = terminal.validation("src/stray.rs", base)
+    assert "checked by rustc" not in cli and "rustc built the project in 2.3 s, but no crate includes this file" in cli

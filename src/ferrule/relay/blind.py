@@ -29,6 +29,12 @@ def unlinked_file(rel: str, diagnostics: Iterable[Mapping[str, Any]]) -> ErrorRe
                       "if it is left over, delete it"}
 
 
+def unlinked(result: Mapping[str, Any]) -> bool:
+    """An answer carries the warning for a file no crate includes: neither the analyzer nor rustc
+    checks its code, so its silence is no verdict."""
+    return any(warning.get("kind") == UNLINKED_KIND for warning in result.get("warnings") or [])
+
+
 def inactive_at(diagnostics: Iterable[Mapping[str, Any]], line: int, character: int) -> ErrorRecord | None:
     """The warning for a position (0-based, the analyzer's columns) inside code `#[cfg]` switches off,
     from the analyzer's `inactive-code` diagnostics (LSP shape), else None."""
@@ -62,4 +68,4 @@ def inactive(message: str) -> ErrorRecord:
             "recipe": recipe}
 
 
-__all__ = ["INACTIVE_KIND", "UNLINKED_KIND", "inactive", "inactive_at", "unlinked_file"]
+__all__ = ["INACTIVE_KIND", "UNLINKED_KIND", "inactive", "inactive_at", "unlinked", "unlinked_file"]

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ferrule.project import FerruleError
+from ferrule.relay.blind import unlinked
 from ferrule.relay.digest import SEVERITY_RANK, digest, kinds_line
 
 INDEXING_NOTE = "(rust-analyzer was still indexing: this answer may be incomplete)\n"
@@ -133,6 +134,9 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
     summary = ", ".join(f"{n} {c}{'s' if n != 1 else ''}" for c, n in ordered) or "no diagnostics"
     if cut.unconfirmed:
         summary += f" ({cut.unconfirmed} unconfirmed by rustc, the judge)"
+    if cut.compile_check == "failed":  # the analyzer alone misses what only rustc finds: no clean bill
+        summary = (f"unverified: {summary} by rust-analyzer alone, the compile check could not run "
+                   f"({value['compile_error'].get('kind')})")
     if cut.findings_total:
         new = sum(1 for f in value.get("conform_findings") or [] if not f.get("baselined"))
         summary += f"; {cut.findings_total} policy finding{'s' if cut.findings_total != 1 else ''} ({new} new)"
@@ -143,12 +147,12 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
     if cut.elsewhere_total > len(cut.elsewhere):
         out.append(f"... and {cut.elsewhere_total - len(cut.elsewhere)} more errors in other files")
     if value.get("compiled"):
-        summary += f"; checked by rustc in {(value.get('compile_ms') or 0) / 1000:.1f} s"
+        built = f"{(value.get('compile_ms') or 0) / 1000:.1f} s"
+        summary += (f"; rustc built the project in {built}, but no crate includes this file" if unlinked(value)
+                    else f"; checked by rustc in {built}")
     elif value.get("compile_error"):
         failed = value["compile_error"]
         out.append(f"compile check not run ({failed.get('kind')}): {failed.get('message')}\n  to fix: {failed.get('recipe')}")
-    if cut.compile_check == "failed":  # the analyzer alone misses what only rustc finds: no clean bill
-        summary = f"unverified: {summary} by rust-analyzer alone, the compile check could not run ({value['compile_error'].get('kind')})"
     if value.get("degraded") and not value.get("warnings"):
         summary += " (degraded: diagnostics were pushed, not pulled)"
     out.append(f"{file}: {summary}")

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ferrule.mcp import ToolOutput
+from ferrule.relay.blind import unlinked
 from ferrule.relay.compile import stopped_at_syntax
 from ferrule.relay.digest import SEVERITY_RANK, Digest, digest, kinds_line
 from ferrule.relay.health import PROC_MACRO_KIND, STD_KIND
@@ -94,7 +95,10 @@ def _compile_lines(result: Mapping[str, Any], cut: Digest) -> list[str]:
     if not result.get("compiled"):
         # a check that could not run is said under the headline; one switched off on purpose, here
         return lines + _compile_failure_lines(result) if cut.compile_check == "off" else []
-    if stopped_at_syntax([*(result.get("diagnostics") or []), *cut.elsewhere]):
+    if unlinked(result):
+        lines.append(f"compile check: rustc built the project in {seconds}, but no crate includes this file, so "
+                     "rustc did not check its text either")
+    elif stopped_at_syntax([*(result.get("diagnostics") or []), *cut.elsewhere]):
         lines.append(f"compile check: rustc checked this text in {seconds} and stopped at a syntax error, "
                      "maybe before checking types: fix it, then validate again for rustc's word on the rest")
     else:
@@ -183,7 +187,9 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         policy += f" ({new_findings} new, {cut.findings_total - new_findings} baselined)"
     scratch = " (text passed in `content`)" if args.get("content") is not None else ""
     no_diagnostics = not sum(cut.counts.values()) and not broken_elsewhere
-    if cut.compile_check == "failed":
+    if unlinked(result) and no_diagnostics:  # silence from code nothing builds is no verdict
+        verdict = f"unchecked: no crate includes this file, so nothing checked its code; {policy}"
+    elif cut.compile_check == "failed":
         verdict = f"{_unverified_headline(result, 'no diagnostics' if no_diagnostics else ', '.join(summary))}; {policy}"
     elif no_diagnostics and not cut.findings_total:
         verdict = "clean: no diagnostics, no policy findings"
