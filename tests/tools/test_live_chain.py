@@ -160,6 +160,10 @@ def test_utf8_positions_overlays_and_newtypes_on_the_std_fixture(tmp_path, analy
     async def body(session: ClientSession) -> None:
         seen["len"] = await session.call_tool("rust_type", {"file": "src/text.rs", "line": len_line,
                                                             "character": len_char})
+        seen["len_bare"] = await session.call_tool("rust_type", {"file": "src/text.rs", "line": len_line,
+                                                                 "character": len_char, "doc_max": 0})
+        seen["len_bad"] = await session.call_tool("rust_type", {"file": "src/text.rs", "line": len_line,
+                                                                "character": len_char, "doc_max": -1})
         seen["shout"] = await session.call_tool("rust_type", {"file": "src/text.rs", "line": shout_line,
                                                               "character": shout_char})
         seen["complete"] = await session.call_tool("rust_complete", {
@@ -175,6 +179,12 @@ def test_utf8_positions_overlays_and_newtypes_on_the_std_fixture(tmp_path, analy
     run_server(crate, analyzer.env, body, errlog=tmp_path / "server.err")
 
     assert "fn len(&self) -> usize" in seen["len"].structured_content["display"]
+    documentation = seen["len"].structured_content["documentation"]
+    assert documentation, "str::len is documented"
+    bare = seen["len_bare"].structured_content
+    assert bare["display"] == seen["len"].structured_content["display"] and bare["documentation"] == ""
+    assert bare["documentation_omitted"] >= len(documentation)
+    assert seen["len_bad"].is_error and "doc_max" in text_of(seen["len_bad"])
     assert "usize" in seen["shout"].structured_content["display"]
     names = [e["name"] for e in seen["complete"].structured_content["entries"]]
     assert "len" in names and all(name.startswith("len") for name in names)

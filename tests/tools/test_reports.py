@@ -217,6 +217,20 @@ def test_long_documentation_is_cut_at_a_paragraph_and_the_rest_counted():
     assert "more characters" not in reports.render_type(short, {"file": "a.rs", "line": 1, "character": 0})
 
 
+def test_doc_max_asks_for_more_of_the_documentation_or_none():
+    documentation = "A contiguous growable array type.\n\n" + "More about it. " * 60 + "\n\n# Examples\n\n" + "x\n" * 900
+    result = {"display": "pub struct Vec<T>", "documentation": documentation}
+    where = {"file": "src/lib.rs", "line": 3, "character": 4}
+    whole = reports.render_type(result, {**where, "doc_max": 200_000})
+    assert "# Examples" in whole and "more characters" not in whole
+    assert reports.type_structured(result, {"doc_max": 200_000})["documentation"] == documentation
+    bare = reports.render_type(result, {**where, "doc_max": 0})
+    assert "A contiguous" not in bare and "pub struct Vec<T>" in bare
+    assert f"... and {len(documentation.strip()):,} more characters of documentation (`doc_max` above 0" in bare
+    cut = reports.render_type(result, where)
+    assert f"(`doc_max` above {reports.DOC_SHOWN:,} shows more)" in cut
+
+
 def test_a_large_rename_lists_its_first_edits_and_counts_the_rest():
     edit = {"line": 1, "character": 4, "end_line": 1, "end_character": 8, "new_text": "Extent"}
     changes = [{"file": f"src/m{n}.rs", "edits": [edit] * 4} for n in range(40)]  # 160 edits in 40 files

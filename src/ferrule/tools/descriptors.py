@@ -18,9 +18,10 @@ from ferrule.relay.params import (
     SYMBOL_KINDS,
     fields_of,
 )
-from ferrule.tools.reports import EDITS_SHOWN
+from ferrule.tools.reports import DOC_SHOWN, EDITS_SHOWN
 
 GATE_MAX_DEFAULT = 30  # rust_check's findings listed; the rest are counted by rule
+DOC_MAX_LIMIT = 200_000  # rust_type's `doc_max`: more than any item's documentation (std's longest are tens of KB)
 
 _FILE = {
     "type": "string",
@@ -174,11 +175,15 @@ RUST_TYPE: dict[str, Any] = {
         "The type, signature and documentation of what is at a position in a Rust file "
         "(rust-analyzer's hover): the type of a variable or expression, the signature of a function "
         "or method, the definition of a type. Use it instead of guessing a type or reading the "
-        "standard library's source. Long documentation is cut after its first paragraphs. "
+        f"standard library's source. Documentation is cut after its first paragraphs (within `doc_max` "
+        f"characters, default {DOC_SHOWN:,}); raise `doc_max` for the rest. "
         + POSITION_NOTE + " " + PATH_NOTE
     ),
     "inputSchema": _schema(
-        {"file": _FILE, "line": _LINE, "character": _CHARACTER, "content": _CONTENT},
+        {"file": _FILE, "line": _LINE, "character": _CHARACTER, "content": _CONTENT,
+         "doc_max": {"type": "integer", "minimum": 0, "maximum": DOC_MAX_LIMIT,
+                     "description": f"At most this many characters of documentation (default {DOC_SHOWN:,}; "
+                                    "0 for the signature alone)."}},
         _required_by("type"),
     ),
     "annotations": _annotations("Type at a position"),

@@ -242,31 +242,38 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
 DOC_SHOWN = 1_500  # characters of an item's documentation in a `type` answer (std's `Vec` has 9,000)
 
 
-def cut_documentation(text: str) -> tuple[str, int]:
-    """The documentation's head, ending at a paragraph (else a line) within DOC_SHOWN characters, and
+def cut_documentation(text: str, limit: int = DOC_SHOWN) -> tuple[str, int]:
+    """The documentation's head, ending at a paragraph (else a line) within `limit` characters, and
     how many characters were left out: the summary comes first, the examples follow."""
-    if len(text) <= DOC_SHOWN:
+    if len(text) <= limit:
         return text, 0
-    cut = text.rfind("\n\n", 0, DOC_SHOWN)
-    if cut < DOC_SHOWN // 3:
-        cut = text.rfind("\n", 0, DOC_SHOWN)
+    cut = text.rfind("\n\n", 0, limit)
+    if cut < limit // 3:
+        cut = text.rfind("\n", 0, limit)
     if cut <= 0:
-        cut = DOC_SHOWN
+        cut = limit
     kept = text[:cut].rstrip()
     while kept and kept.rsplit("\n", 1)[-1].lstrip().startswith("#"):  # a heading without its section
         kept = kept.rsplit("\n", 1)[0].rstrip() if "\n" in kept else ""
     return kept, len(text) - len(kept)
 
 
+def _doc_limit(args: Mapping[str, Any]) -> int:
+    """The `doc_max` argument of rust_type (checked against its schema), else DOC_SHOWN."""
+    given = args.get("doc_max")
+    return given if type(given) is int and given >= 0 else DOC_SHOWN
+
+
 def type_structured(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
     """The `type` answer with its documentation cut as the report cuts it."""
-    shown, omitted = cut_documentation(str(result.get("documentation") or "").strip())
+    shown, omitted = cut_documentation(str(result.get("documentation") or "").strip(), _doc_limit(args))
     return {**result, "documentation": shown, "documentation_omitted": omitted} if omitted else dict(result)
 
 
 def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     display = str(result.get("display") or "").strip()
-    documentation, omitted = cut_documentation(str(result.get("documentation") or "").strip())
+    limit = _doc_limit(args)
+    documentation, omitted = cut_documentation(str(result.get("documentation") or "").strip(), limit)
     warnings = result.get("warnings") or []
     if not display and not documentation and warnings:
         lines = [f"{_where(args)}: the analyzer cannot see here"]
@@ -281,7 +288,7 @@ def render_type(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         lines.append("")
         lines.append(_indent(documentation, "  "))
     if omitted:
-        lines.append(f"  ... and {omitted:,} more characters of documentation (the item's docs have the rest)")
+        lines.append(f"  ... and {omitted:,} more characters of documentation (`doc_max` above {limit:,} shows more)")
     _indexing_note(result, lines)
     return "\n".join(lines)
 
