@@ -219,6 +219,23 @@ def test_a_rename_applied_as_overlays_is_seen_by_validate_and_leaves_the_disk(se
             session.call("update", {"file": file, "content": None})
 
 
+def test_a_rename_onto_a_name_already_beside_it_is_flagged(session, orders):
+    before = _disk(orders)
+    field = session.call("rename", {"symbol": "Line::units", "new_name": "unit_cents"})
+    assert [w["kind"] for w in field["warnings"]] == ["rename-clash"]
+    assert "`unit_cents` is already defined beside it (field at src/orders/pricing.rs:12)" in field["warnings"][0]["message"]
+    struct = session.call("rename", {"symbol": "Order", "new_name": "Line"})
+    assert "(struct at src/orders/pricing.rs:10)" in struct["warnings"][0]["message"]
+    at_a_call = position_of(_text(orders, "src/orders/pricing.rs"), "total()")
+    method = session.call("rename", {"file": "src/orders/pricing.rs", "position": at_a_call, "new_name": "total"})
+    assert "warnings" not in method, "its own name is no clash"
+    # a field and a method may share a name, and an inherent method may share a trait method's
+    for legal in ({"symbol": "Order::total", "new_name": "lines"}, {"symbol": "Order::total", "new_name": "price"},
+                  {"symbol": "Line::units", "new_name": "count"}):
+        assert "warnings" not in session.call("rename", legal), legal
+    assert _disk(orders) == before
+
+
 def test_an_invalid_name_is_refused_with_the_analyzers_reason(session):
     with pytest.raises(BadRequest, match="rename refused: .*not an identifier"):
         session.call("rename", {"symbol": "Order::total", "new_name": "1total"})

@@ -231,6 +231,17 @@ def test_doc_max_asks_for_more_of_the_documentation_or_none():
     assert f"(`doc_max` above {reports.DOC_SHOWN:,} shows more)" in cut
 
 
+def test_a_rename_clash_is_said_before_the_edits():
+    warning = {"kind": "rename-clash", "message": "`two` is already defined beside it (function at src/lib.rs:19): "
+               "after this rename the code does not compile", "recipe": "choose another name"}
+    result = {"changes": [{"file": "src/lib.rs", "edits": [{"line": 15, "character": 7, "end_line": 15,
+                                                            "end_character": 10, "new_text": "two"}]}],
+              "applied": None, "warnings": [warning]}
+    lines = reports.render_edits(result, {"symbol": "one", "new_name": "two"}).splitlines()
+    assert lines[1] == "warning: " + warning["message"] and lines[2] == "  fix: choose another name"
+    assert lines[3] == "  src/lib.rs"
+
+
 def test_a_large_rename_lists_its_first_edits_and_counts_the_rest():
     edit = {"line": 1, "character": 4, "end_line": 1, "end_character": 8, "new_text": "Extent"}
     changes = [{"file": f"src/m{n}.rs", "edits": [edit] * 4} for n in range(40)]  # 160 edits in 40 files

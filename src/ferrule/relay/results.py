@@ -204,8 +204,9 @@ class EditResult(Indexing):
     applied: str | None  # "overlay", "disk", or None when only answered
 
 
-class RenameResult(EditResult, DocExamples):
-    pass
+class RenameResult(EditResult, DocExamples, total=False):
+    # present when the new name is already an item's beside the renamed one (the code would not compile)
+    warnings: list[ErrorRecord]
 
 
 class Fix(TypedDict):

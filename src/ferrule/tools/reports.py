@@ -504,6 +504,7 @@ def render_edits(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     what = f"fix {result['title']!r}" if result.get("title") else f"rename {_asked(args)} to {args.get('new_name')!r}"
     status = _APPLIED.get(str(result.get("applied")), "not applied (pass apply: \"overlay\" or \"disk\")")
     lines = [f"{what}: {_plural(edits, 'edit')} in {_plural(len(changes), 'file')}, {status}"]
+    lines += _caveat_lines(result)  # a name it collides with: before the edits that would make the clash
     kept, omitted_edits, omitted_files = cut_changes(changes)
     for change in kept:
         lines.append(f"  {change.get('file', '?')}")

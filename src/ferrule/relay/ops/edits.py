@@ -16,6 +16,7 @@ from ferrule.lsp import ResponseError
 from ferrule.lsp.positions import line_text
 from ferrule.project import BadRequest, ProjectFile
 from ferrule.relay import edits
+from ferrule.relay.clashes import rename_clashes
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.ops.validate import validate  # a fix's diagnostic, exactly as `validate` reports it
 from ferrule.relay.params import (
@@ -45,7 +46,11 @@ async def rename(ctx: OpContext, params: RenameParams) -> RenameResult:
     if workspace_edit is None:
         raise BadRequest("rename refused: nothing there can be renamed",
                          "point at a name: a `symbol`, or a position on it")
-    return {**await _applied(ctx, workspace_edit, params.apply), **doc_examples(ctx, params, place)}
+    clashes = await rename_clashes(ctx, place, params.new_name)  # on the outline as it is before the edit
+    result: RenameResult = {**await _applied(ctx, workspace_edit, params.apply), **doc_examples(ctx, params, place)}
+    if clashes:
+        result["warnings"] = clashes
+    return result
 
 
 async def fixes(ctx: OpContext, params: FixesParams) -> FixesResult:
