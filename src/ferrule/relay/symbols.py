@@ -57,10 +57,12 @@ def split_path(spec: str) -> list[str]:
     return segments
 
 
-async def workspace_symbols(ctx: OpContext, query: str, *, libraries: bool = False) -> list[dict[str, Any]]:
-    """rust-analyzer's workspace symbol search over every kind of item (not only types, its default)."""
+async def workspace_symbols(ctx: OpContext, query: str, *, libraries: bool = False,
+                            types_only: bool = False) -> list[dict[str, Any]]:
+    """rust-analyzer's workspace symbol search over every kind of item (not only types, its default),
+    or over types and traits alone."""
     answer = await ctx.request("workspace/symbol", {
-        "query": query, "searchKind": "allSymbols",
+        "query": query, "searchKind": "onlyTypes" if types_only else "allSymbols",
         "searchScope": "workspaceAndDependencies" if libraries else "workspace"})
     return list(answer or [])
 
@@ -112,6 +114,11 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     if not matching:  # not the project's (`String::new` beside a `Quantity::new`): the libraries too
         found += await workspace_symbols(ctx, name, libraries=True)
         exact = _unique([s for s in found if s.get("name") == name])
+        if not exact and name[:1].isupper():
+            # the search answers 128 names at most, fuzzily: `Ord` is past `ord`, `word`, `OrderId`...;
+            # among types and traits alone it is not
+            found += await workspace_symbols(ctx, name, libraries=True, types_only=True)
+            exact = _unique([s for s in found if s.get("name") == name])
         matching = [s for s in exact if _qualified_by(await _path_of(ctx, places, s, qualifiers), qualifiers)]
     if not matching and qualifiers:  # the search answers 128 names at most: `new` may be past them
         matching = await _members(ctx, qualifiers, name)
