@@ -32,6 +32,7 @@ def session(tmp_path_factory, analyzer) -> Iterator[SyncSession]:
     ("Quantity::new", "src/orders/mod.rs", "pub fn new("),  # the project's own still come first
     ("Ord", "core/src/cmp.rs", "trait Ord: "),  # past 128 fuzzy matches of `ord` (`OrderId`, `word`, ...)
     ("std::cmp::Ord", "core/src/cmp.rs", "trait Ord: "),
+    ("HashMap", "std/src/collections/hash/map.rs", "pub struct HashMap<"),  # not std's own `hashbrown`'s
 ])
 def test_a_path_names_one_item_in_the_project_or_its_libraries(session, symbol, file, line_text):
     [found] = session.call("definition", {"symbol": symbol})["locations"]

@@ -62,3 +62,28 @@ def test_a_derive_macro_and_for_a_bare_name_a_variant_give_way():
     assert _preferred([derive], bare=True) == [derive]
     functions = [_symbol("new", 12), _symbol("new", 12, "Order")]
     assert _preferred(functions, bare=True) == functions  # a lower-case function is a function
+
+
+def test_a_candidate_the_project_cannot_name_is_told_apart():
+    import asyncio
+    from types import SimpleNamespace
+
+    from ferrule.relay.symbols import _nameable
+
+    shown = {"file:///p/src/lib.rs": ("src/lib.rs", False, None, object()),
+             "file:///rust/std/src/collections/hash/map.rs": ("std/src/collections/hash/map.rs", True, None, None),
+             "file:///reg/hashbrown-0.16.1/src/map.rs": ("hashbrown-0.16.1/src/map.rs", True, None, None),
+             "file:///reg/regex-syntax-0.8.5/src/ast/mod.rs": ("regex-syntax-0.8.5/src/ast/mod.rs", True, None, None),
+             "file:///opt/elsewhere/x.rs": ("/opt/elsewhere/x.rs", True, None, None)}
+    places = SimpleNamespace(file=lambda uri: shown[uri])
+
+    def named(uri: str, dependencies: frozenset[str] | None) -> bool:
+        async def known() -> frozenset[str] | None:
+            return dependencies
+
+        ctx = SimpleNamespace(packages=SimpleNamespace(dependencies=known))
+        return asyncio.run(_nameable(ctx, places, {"location": {"uri": uri}}))  # type: ignore[arg-type]
+
+    deps = frozenset({"regex_syntax"})
+    assert [named(uri, deps) for uri in shown] == [True, True, False, True, False]
+    assert named("file:///reg/hashbrown-0.16.1/src/map.rs", None), "when cargo cannot say, every library may be named"

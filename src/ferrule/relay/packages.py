@@ -42,6 +42,7 @@ class Package:
     name: str
     folder: str  # root-relative folder of its manifest; "" for the project root
     targets: tuple[Target, ...]  # in the order to prefer them for a file below several
+    dependencies: frozenset[str] = frozenset()  # the packages its manifest names (any kind)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,14 @@ class Packages:
         packages = await self._current(timeout)
         package = _owner(packages, rel) if packages is not None else None
         return package.name.replace("-", "_") if package is not None else None
+
+    async def dependencies(self, timeout: float = METADATA_TIMEOUT_S) -> frozenset[str] | None:
+        """The crates the project's manifests name as dependencies, as code names them (`regex_syntax`);
+        None when cargo cannot say."""
+        packages = await self._current(timeout)
+        if packages is None:
+            return None
+        return frozenset(name.replace("-", "_") for package in packages for name in package.dependencies)
 
     async def use_proc_macros(self, timeout: float = METADATA_TIMEOUT_S) -> bool:
         """Whether any crate of the project or its dependencies is a procedural macro (True when cargo
@@ -155,7 +164,9 @@ class Packages:
             targets.append((min(_KIND_ORDER.get(kind, 0) for kind in kinds) if kinds else 0,
                             Target(root, _folder_of(root), not _OWN_FILE_ONLY.intersection(kinds))))
         targets.sort(key=lambda entry: entry[0])
-        return Package(str(raw.get("name") or ""), folder, tuple(target for _, target in targets))
+        dependencies = frozenset(str(d.get("name")) for d in raw.get("dependencies") or []  # type: ignore[attr-defined]
+                                 if isinstance(d, dict) and d.get("name"))
+        return Package(str(raw.get("name") or ""), folder, tuple(target for _, target in targets), dependencies)
 
     def _nearest_manifest(self, rel: str) -> str | None:
         """The root-relative folder of the nearest Cargo.toml above `rel` ("" for the root's), else None."""

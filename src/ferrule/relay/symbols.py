@@ -123,7 +123,11 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     if not matching and qualifiers:  # the search answers 128 names at most: `new` may be past them
         matching = await _members(ctx, qualifiers, name)
     definitions = [s for s in matching if not _is_reexport(places, s)]
-    matching = _preferred(_unique(definitions or matching), bare=len(segments) == 1)
+    matching = _unique(definitions or matching)
+    if len(matching) > 1:  # a dependency of the standard library's own (`hashbrown`'s `HashMap`) gives way
+        nameable = [s for s in matching if await _nameable(ctx, places, s)]
+        matching = nameable or matching
+    matching = _preferred(matching, bare=len(segments) == 1)
     if len(matching) == 1:
         location = matching[0]["location"]
         return Target(location["uri"], location["range"]["start"])
@@ -202,6 +206,24 @@ def _qualified_by(path: list[str], qualifiers: list[str]) -> bool:
 
     return subsequence(qualifiers) or (
         len(qualifiers) > 1 and qualifiers[0] not in path and subsequence(qualifiers[1:]))
+
+
+SYSROOT_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
+
+
+async def _nameable(ctx: OpContext, places: Places, symbol: dict[str, Any]) -> bool:
+    """Whether the project's code can name the candidate: its own, the standard library's crates, and
+    the crates its manifests depend on (unknown when cargo cannot say: then every library is)."""
+    shown, read_only, _, file = places.file(symbol["location"]["uri"])
+    if file is not None:
+        return True
+    if not read_only or shown.startswith("/") or "/" not in shown:
+        return False  # neither the project's nor a library root's: a crate nobody here depends on
+    crate = _crate_name(shown.split("/", 1)[0])
+    if crate in SYSROOT_CRATES:
+        return True
+    dependencies = await ctx.packages.dependencies()
+    return dependencies is None or crate in dependencies
 
 
 def _crate_name(folder: str) -> str:
