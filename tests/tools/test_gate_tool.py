@@ -67,6 +67,12 @@ def test_paths_outside_the_project_or_absent_are_refused(crate, path):
     assert output.structured["error"]["recipe"]
 
 
+def test_a_file_that_is_not_rust_source_is_refused_not_passed_over_nothing(crate):
+    output = GateTool(crate).run({"paths": ["Cargo.toml"]})
+    assert output.is_error and output.structured["error"]["kind"] == "protocol"
+    assert "'Cargo.toml' is not a Rust source file" in output.report and "leave `paths` out" in output.report
+
+
 def test_the_baseline_accepts_findings_and_the_gate_passes(crate):
     assert ferrule_check(crate, "--update-baseline").returncode == 0
     output = GateTool(crate).run({})
@@ -113,4 +119,6 @@ def test_a_narrowed_check_counts_the_files_and_lines_it_checked(crate):
     whole = GateTool(crate).run({}).structured["counts"]
     config = GateTool(crate).run({"paths": ["src/config.rs"]}).structured["counts"]
     assert config["files"] == 1 and config["lines"] == len((crate / "src/config.rs").read_text().splitlines())
+    report = GateTool(crate).run({"paths": ["src/config.rs"]}).report
+    assert f"(1 file, {config['lines']:,} lines checked)" in report.splitlines()[0]
     assert whole["files"] > 1 and whole["lines"] > config["lines"]

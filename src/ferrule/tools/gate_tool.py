@@ -39,8 +39,15 @@ def _selection(root: ProjectRoot, paths: Iterable[str]) -> list[str]:
         if not file.path.exists():
             raise BadRequest(f"no such file or directory in the project: {given!r}",
                                 "name files or directories relative to the project root, e.g. `src`")
+        if not file.path.is_dir() and not file.rel.endswith(".rs"):
+            raise BadRequest(f"{file.rel!r} is not a Rust source file: the gate checks .rs files",
+                             "name .rs files or directories (e.g. `src`), or leave `paths` out for the whole project")
         chosen.append(file.rel + "/" if file.path.is_dir() else file.rel)
     return chosen
+
+
+def _count(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def _sections(findings: list[Reported]) -> tuple[tuple[str, list[Reported]], ...]:
@@ -64,7 +71,7 @@ def render_gate(answer: dict[str, Any], findings: list[Reported], limit: int | N
     scope = f" over {', '.join(answer['paths'])}" if answer["paths"] else ""
     verdict = "passed" if answer["passed"] else "FAILED"
     lines = [f"policy gate {verdict}{scope}: {c['new']} new, {c['baselined']} baselined, {c['warnings']} "
-             f"warnings ({c['files']} files, {c['lines']} lines checked)"]
+             f"warnings ({_count(c['files'], 'file')}, {_count(c['lines'], 'line')} checked)"]
     room = len(findings) if limit is None else limit
     for title, rows in _sections(findings):
         if rows:
