@@ -49,8 +49,9 @@ def check_command(package: str | None) -> list[str]:
 
 async def run_cargo(command: Sequence[str], cwd: Path, target: Path, deadline: float) -> CargoRun:
     """Run `command` in `cwd` with `target` as its target directory, the rest of the environment (CARGO_HOME,
-    offline set-up) as found; CargoTimedOut when `deadline` (monotonic) passes first."""
-    env = dict(os.environ, CARGO_TARGET_DIR=str(target), CARGO_TERM_COLOR="never")
+    offline set-up) as found; CargoTimedOut when `deadline` (monotonic) passes first. A panicking build
+    script is said by its message, without a backtrace: the answer goes into a model's context."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target), CARGO_TERM_COLOR="never", RUST_BACKTRACE="0")
     try:
         process = await asyncio.create_subprocess_exec(
             *command, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
