@@ -242,6 +242,18 @@ def test_a_rename_clash_is_said_before_the_edits():
     assert lines[3] == "  src/lib.rs"
 
 
+def test_a_rename_to_a_keyword_says_it_is_written_raw():
+    result = {"changes": [{"file": "src/lib.rs", "edits": [{"line": 15, "character": 7, "end_line": 15,
+                                                            "end_character": 10, "new_text": "r#fn"}]}],
+              "applied": None}
+    report = reports.render_edits(result, {"symbol": "one", "new_name": "fn"})
+    assert "note: `fn` is a keyword: the analyzer writes it as the raw identifier `r#fn`" in report
+    plain = reports.render_edits({**result, "changes": [{"file": "src/lib.rs", "edits": [
+        {"line": 15, "character": 7, "end_line": 15, "end_character": 10, "new_text": "two"}]}]},
+        {"symbol": "one", "new_name": "two"})
+    assert "keyword" not in plain
+
+
 def test_a_large_rename_lists_its_first_edits_and_counts_the_rest():
     edit = {"line": 1, "character": 4, "end_line": 1, "end_character": 8, "new_text": "Extent"}
     changes = [{"file": f"src/m{n}.rs", "edits": [edit] * 4} for n in range(40)]  # 160 edits in 40 files

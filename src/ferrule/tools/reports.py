@@ -505,6 +505,9 @@ def render_edits(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     status = _APPLIED.get(str(result.get("applied")), "not applied (pass apply: \"overlay\" or \"disk\")")
     lines = [f"{what}: {_plural(edits, 'edit')} in {_plural(len(changes), 'file')}, {status}"]
     lines += _caveat_lines(result)  # a name it collides with: before the edits that would make the clash
+    new_name = args.get("new_name")
+    if new_name and any(e.get("new_text") == f"r#{new_name}" for c in changes for e in c.get("edits") or []):
+        lines.append(f"note: `{new_name}` is a keyword: the analyzer writes it as the raw identifier `r#{new_name}`")
     kept, omitted_edits, omitted_files = cut_changes(changes)
     for change in kept:
         lines.append(f"  {change.get('file', '?')}")
