@@ -48,3 +48,19 @@ def test_and_finds_the_project_clean_when_it_is(session):
     result = session.call("validate", {"file": "src/lib.rs", "compile": True, "timeout_ms": 180_000})
     assert result.get("compiled") is True, result.get("compile_error")
     assert [d for d in result["diagnostics"] if d["category"] == "error"] == []
+
+
+def test_a_change_in_the_dependency_outside_is_seen_by_the_next_check(session, app):
+    calls_new = APP_LIB.replace("common::greet()", "common::greet_twice()")
+    first = session.call("validate", {"file": "src/lib.rs", "content": calls_new, "compile": True,
+                                      "timeout_ms": 180_000})
+    assert ("E0425", "rustc") in [(d["code"], d["source"]) for d in first["diagnostics"]], first["diagnostics"]
+    common = app.parent / "common" / "src" / "lib.rs"
+    before = common.read_text()
+    try:
+        common.write_text(before + "pub fn greet_twice() -> String {\n    greet() + &greet()\n}\n")
+        again = session.call("validate", {"file": "src/lib.rs", "content": calls_new, "compile": True,
+                                          "timeout_ms": 180_000})
+        assert [d for d in again["diagnostics"] if d["source"] == "rustc"] == [], again["diagnostics"]
+    finally:
+        common.write_text(before)

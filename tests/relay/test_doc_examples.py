@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from ferrule.relay.doc_examples import example_lines, lines_mentioning
+from ferrule.relay.doc_examples import _EXAMPLES, _examples_of, example_lines, lines_mentioning
 from ferrule.tools.reports import render_edits, render_references
 from testkit.live import live_session
 from testkit.tools import DEMO_CRATE
@@ -45,11 +45,13 @@ def test_only_lines_inside_a_doc_comments_code_block_that_name_the_word_count():
     assert lines_mentioning(EXAMPLES, "Gets") == []  # prose, not an example
 
 
-def test_a_texts_example_lines_are_read_once_and_a_changed_text_afresh():
-    first = example_lines(EXAMPLES)
-    assert example_lines(EXAMPLES) is first, "the same text: its lines are not read again"
+def test_a_files_example_lines_are_read_once_per_text_and_a_changed_text_afresh():
+    first = _examples_of("/p/src/lib.rs", EXAMPLES)
+    assert first == example_lines(EXAMPLES)
+    assert _examples_of("/p/src/lib.rs", EXAMPLES) is first, "the same text: its lines are not read again"
     edited = EXAMPLES.replace("assert_eq!(q.get(), 3);", "assert_eq!(q.value(), 3);")
-    assert (5, "assert_eq!(q.value(), 3);") in example_lines(edited)
+    assert (5, "assert_eq!(q.value(), 3);") in _examples_of("/p/src/lib.rs", edited)
+    assert len([key for key in _EXAMPLES if key == "/p/src/lib.rs"]) == 1, "one entry per file, not per text"
     assert lines_mentioning(edited, "get") == [(12, "let widget = get_widget(); get"), (19, "thing.get();"),
                                                (22, "get()")]
 

@@ -74,7 +74,9 @@ def test_a_candidate_the_project_cannot_name_is_told_apart():
              "file:///rust/std/src/collections/hash/map.rs": ("std/src/collections/hash/map.rs", True, None, None),
              "file:///reg/hashbrown-0.16.1/src/map.rs": ("hashbrown-0.16.1/src/map.rs", True, None, None),
              "file:///reg/regex-syntax-0.8.5/src/ast/mod.rs": ("regex-syntax-0.8.5/src/ast/mod.rs", True, None, None),
-             "file:///opt/elsewhere/x.rs": ("/opt/elsewhere/x.rs", True, None, None)}
+             "file:///opt/elsewhere/x.rs": ("/opt/elsewhere/x.rs", True, None, None),
+             "file:///o/registry/hashbrown-0.16.1/src/map.rs": ("/o/registry/hashbrown-0.16.1/src/map.rs", True, None, None),
+             "file:///reg/foo-1.0.0-beta.1/src/lib.rs": ("foo-1.0.0-beta.1/src/lib.rs", True, None, None)}
     places = SimpleNamespace(file=lambda uri: shown[uri])
 
     def named(uri: str, dependencies: frozenset[str] | None) -> bool:
@@ -84,6 +86,8 @@ def test_a_candidate_the_project_cannot_name_is_told_apart():
         ctx = SimpleNamespace(packages=SimpleNamespace(dependencies=known))
         return asyncio.run(_nameable(ctx, places, {"location": {"uri": uri}}))  # type: ignore[arg-type]
 
-    deps = frozenset({"regex_syntax"})
-    assert [named(uri, deps) for uri in shown] == [True, True, False, True, False]
+    deps = frozenset({"regex_syntax", "foo"})
+    # the project's, std's, a registry crate it does not depend on, one it does, a tree nothing names
+    # (a git checkout: not ruled out), std's own dependency outside every root, a pre-release it depends on
+    assert [named(uri, deps) for uri in shown] == [True, True, False, True, True, False, True]
     assert named("file:///reg/hashbrown-0.16.1/src/map.rs", None), "when cargo cannot say, every library may be named"

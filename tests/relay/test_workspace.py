@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from ferrule.relay.sync import SyncSession
+from ferrule.tools.reports import render_validate
 from testkit.live import copy_crate, live_session, position_of
 
 pytestmark = pytest.mark.live
@@ -97,6 +98,9 @@ def test_a_file_no_crate_includes_says_so(session, workspace):
         (warning,) = result["warnings"]
         assert warning["kind"] == "unlinked-file" and result["degraded"] is True
         assert "not part of any crate" in warning["message"] and "mod orphan;" in warning["recipe"]
+    headline = next(line for line in render_validate(validated, {"file": "shapes/src/orphan.rs"}).splitlines()
+                    if line.startswith("shapes/src/orphan.rs: "))
+    assert headline.startswith("shapes/src/orphan.rs: unchecked: no crate includes this file"), headline
 
 
 def test_an_active_file_carries_no_warning(session):

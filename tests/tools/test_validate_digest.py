@@ -236,8 +236,10 @@ def test_a_file_no_crate_includes_is_not_called_clean_nor_checked_by_rustc():
 
     unlinked = unlinked_file("src/stray.rs", [_diagnostic(1, "hint", "unlinked-file", "file not included")])
     assert unlinked is not None
-    base = {"diagnostics": [], "facts": [], "markers": [], "conform_findings": [], "advice": [], "degraded": True,
-            "warnings": [unlinked], "compiled": True, "compile_ms": 2300}
+    hint = {"code": "unlinked-file", "category": "hint", "message": "This file is not included in any crates",
+            "line": 1, "character": 0, "source": "rust-analyzer"}  # what the analyzer sends with it
+    base = {"diagnostics": [hint], "facts": [], "markers": [], "conform_findings": [], "advice": [],
+            "degraded": True, "warnings": [unlinked], "compiled": True, "compile_ms": 2300}
     text = render_validate(base, {"file": "src/stray.rs"})
     headline = next(line for line in text.splitlines() if line.startswith("src/stray.rs: "))
     assert headline.startswith("src/stray.rs: unchecked: no crate includes this file"), text

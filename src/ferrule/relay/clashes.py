@@ -26,8 +26,10 @@ _NAMESPACE = {
     8: "fields",
     22: "variants",
 }
+_FUNCTION = 12  # rust-analyzer gives `macro_rules!` macros this kind too, without a `fn` signature
 _IMPL = 19  # rust-analyzer's kind for an impl block (`impl S`, `impl Display for S`)
-_INHERENT_IMPL = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?:[\w:]+::)?(\w+)\b(?!.*\bfor\b)")
+# an inherent impl block's label, its type as written (`Gen<u32>` and `Gen<i32>` are two types)
+_INHERENT_IMPL = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?!.*\bfor\b)(.+)", re.S)
 
 
 async def rename_clashes(ctx: OpContext, place: Target, new_name: str) -> list[ErrorRecord]:
@@ -47,10 +49,10 @@ async def rename_clashes(ctx: OpContext, place: Target, new_name: str) -> list[E
     if found is None:
         return []
     item, siblings = found
-    namespace = _NAMESPACE.get(item.get("kind") or 0)
+    namespace = _namespace(item)
     warnings: list[ErrorRecord] = []
     for other in siblings:
-        if other is item or other.get("name") != new_name or _NAMESPACE.get(other.get("kind") or 0) != namespace:
+        if other is item or other.get("name") != new_name or _namespace(other) != namespace:
             continue
         where = places.location(uri, other["selectionRange"])
         kind = mapping.symbol_kind(other.get("kind"), None)
@@ -60,6 +62,13 @@ async def rename_clashes(ctx: OpContext, place: Target, new_name: str) -> list[E
                        "after this rename the code does not compile",
             "recipe": "choose another name, or rename or remove the other item first"})
     return warnings
+
+
+def _namespace(node: dict[str, Any]) -> str | None:
+    kind = node.get("kind") or 0
+    if kind == _FUNCTION and "fn" not in str(node.get("detail") or ""):
+        return "macros"
+    return _NAMESPACE.get(kind)
 
 
 def _siblings(outline: list[dict[str, Any]], start: dict[str, int]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
@@ -86,7 +95,7 @@ def _inherent_type(node: dict[str, Any] | None) -> str | None:
     if node is None or node.get("kind") != _IMPL:
         return None
     matched = _INHERENT_IMPL.match(str(node.get("name") or ""))
-    return matched.group(1) if matched is not None else None
+    return " ".join(matched.group(1).split()) if matched is not None else None
 
 
 def _contains(lsp_range: dict[str, Any] | None, position: dict[str, int]) -> bool:

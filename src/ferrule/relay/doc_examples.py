@@ -17,8 +17,8 @@ from ferrule.relay import texts
 from ferrule.relay.documents import Documents
 
 MENTIONS_SHOWN = 10
-_EXAMPLES_CAP = 4096  # texts whose example lines are kept (a project's files, overlays and shown texts)
-_EXAMPLES: dict[int, tuple[str, list[tuple[int, str]]]] = {}
+_EXAMPLES_CAP = 4096  # files whose example lines are kept, each with the text they were read from
+_EXAMPLES: dict[str, tuple[str, list[tuple[int, str]]]] = {}
 
 _DOC_LINE = re.compile(r"\s*//[/!](?!/)\s?(.*)")  # `///` or `//!`, not `////`; the text after it
 _FENCE = re.compile(r"\s*(?:```|~~~)\s*([\w,\- ]*)")
@@ -37,37 +37,49 @@ class DocMention(TypedDict):
 def lines_mentioning(text: str, name: str) -> list[tuple[int, str]]:
     """(1-based line, the example's text) of each doc-comment example line of `text` naming `name` as
     a whole word."""
+    return _naming(example_lines(text), name)
+
+
+def _naming(lines: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:
     word = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
-    return [(number, body) for number, body in example_lines(text) if word.search(body)]
+    return [(number, body) for number, body in lines if word.search(body)]
 
 
 def example_lines(text: str) -> list[tuple[int, str]]:
     """(1-based line, its text) of every line of `text`'s doc-comment examples (the code blocks rustdoc
-    runs), kept for the text while it is the file's: a search reads only these lines again."""
-    known = _EXAMPLES.get(id(text))
+    runs). A code block opens and closes with a fence line in the comment."""
+    found: list[tuple[int, str]] = []
+    in_block = in_example = False  # in a code block; in one rustdoc runs
+    if "//" not in text:
+        return found
+    for number, line in enumerate(text.splitlines(), 1):
+        doc = _DOC_LINE.match(line)
+        if doc is None:
+            in_block = in_example = False  # a comment that ends closes its examples
+            continue
+        body = doc.group(1)
+        fence = _FENCE.match(body)
+        if fence is not None:
+            if in_block:
+                in_block = in_example = False
+            else:
+                in_block = True
+                in_example = not any(_NOT_RUST.match(tag.strip()) for tag in fence.group(1).split(","))
+        elif in_example:
+            found.append((number, body.strip()))
+    return found
+
+
+def _examples_of(real: str, text: str) -> list[tuple[int, str]]:
+    """`text`'s example lines, kept per file while it is the file's text: a search reads only these
+    lines again."""
+    known = _EXAMPLES.get(real)
     if known is not None and known[0] is text:
         return known[1]
-    found = []
-    in_block = in_example = False  # in a code block; in one rustdoc runs
-    if "//" in text:
-        for number, line in enumerate(text.splitlines(), 1):
-            doc = _DOC_LINE.match(line)
-            if doc is None:
-                in_block = in_example = False  # a comment that ends closes its examples
-                continue
-            body = doc.group(1)
-            fence = _FENCE.match(body)
-            if fence is not None:
-                if in_block:
-                    in_block = in_example = False
-                else:
-                    in_block = True
-                    in_example = not any(_NOT_RUST.match(tag.strip()) for tag in fence.group(1).split(","))
-            elif in_example:
-                found.append((number, body.strip()))
-    if len(_EXAMPLES) >= _EXAMPLES_CAP:
+    found = example_lines(text)
+    if len(_EXAMPLES) >= _EXAMPLES_CAP and real not in _EXAMPLES:
         _EXAMPLES.clear()
-    _EXAMPLES[id(text)] = (text, found)  # the text is held: its id cannot name another text meanwhile
+    _EXAMPLES[real] = (text, found)
     return found
 
 
@@ -85,7 +97,7 @@ def mentions(root: ProjectRoot, documents: Documents, files: Iterable[str], name
         seen = texts.seen(documents, file)
         if seen is None or name not in seen[0]:  # most files: one substring test
             continue
-        for number, body in lines_mentioning(seen[0], name):
+        for number, body in _naming(_examples_of(file.real, seen[0]), name):
             total += 1
             if len(shown) < MENTIONS_SHOWN:
                 shown.append({"file": file.rel, "line": number, "text": body})

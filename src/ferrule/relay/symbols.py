@@ -214,23 +214,30 @@ SYSROOT_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
 async def _nameable(ctx: OpContext, places: Places, symbol: dict[str, Any]) -> bool:
     """Whether the project's code can name the candidate: its own, the standard library's crates, and
     the crates its manifests depend on (unknown when cargo cannot say: then every library is)."""
-    shown, read_only, _, file = places.file(symbol["location"]["uri"])
+    shown, _, _, file = places.file(symbol["location"]["uri"])
     if file is not None:
         return True
-    if not read_only or shown.startswith("/") or "/" not in shown:
-        return False  # neither the project's nor a library root's: a crate nobody here depends on
-    crate = _crate_name(shown.split("/", 1)[0])
+    if shown.startswith("/"):  # outside every known root: named by a versioned folder on its path, if any
+        versioned = [match.group(1) for part in shown.split("/") if (match := _VERSIONED.fullmatch(part))]
+        if not versioned:
+            return True  # a git checkout or a vendored tree: nothing says the project cannot name it
+        crate = versioned[-1].replace("-", "_")
+    else:
+        crate = _crate_name(shown.split("/", 1)[0])
     if crate in SYSROOT_CRATES:
         return True
     dependencies = await ctx.packages.dependencies()
     return dependencies is None or crate in dependencies
 
 
+_VERSIONED = re.compile(r"(.+?)-\d+\.\d+\.\d+(?:[-+][\w.+-]*)?")  # a registry folder: `foo-1.0.0-beta.1`
+
+
 def _crate_name(folder: str) -> str:
     """The crate a library folder holds: `core`, `serde` of `serde-1.0.152`, `regex_syntax` of
-    `regex-syntax-0.6.27`."""
-    name, dash, version = folder.rpartition("-")
-    return (name if dash and version[:1].isdigit() else folder).replace("-", "_")
+    `regex-syntax-0.6.27`, `foo` of `foo-1.0.0-beta.1`."""
+    versioned = _VERSIONED.fullmatch(folder)
+    return (versioned.group(1) if versioned is not None else folder).replace("-", "_")
 
 
 def _is_reexport(places: Places, symbol: dict[str, Any]) -> bool:

@@ -187,7 +187,8 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         policy += f" ({new_findings} new, {cut.findings_total - new_findings} baselined)"
     scratch = " (text passed in `content`)" if args.get("content") is not None else ""
     no_diagnostics = not sum(cut.counts.values()) and not broken_elsewhere
-    if unlinked(result) and no_diagnostics:  # silence from code nothing builds is no verdict
+    if unlinked(result) and not errors and not cut.counts.get("warning") and not broken_elsewhere:
+        # silence from code nothing builds is no verdict (the analyzer's own hint says the file is unlinked)
         verdict = f"unchecked: no crate includes this file, so nothing checked its code; {policy}"
     elif cut.compile_check == "failed":
         verdict = f"{_unverified_headline(result, 'no diagnostics' if no_diagnostics else ', '.join(summary))}; {policy}"

@@ -93,8 +93,8 @@ class CompileChecker:
         await asyncio.to_thread(mirror.sync, overlays)
         package = package_of(mirror.tree, rel)
         key = _state_key(overlays, mirror.generation, package)
-        if self._last is not None and self._last[0] == key:
-            return self._last[1]
+        if self._last is not None and self._last[0] == key and not mirror.outside:
+            return self._last[1]  # (with path dependencies outside the project, cargo judges what changed)
         self._last = None
         try:
             command = check_command(package)

@@ -40,6 +40,9 @@ class Mirror:
         self.tree = self.home / "tree"
         self.target = self.home / "target"
         self.generation = 0
+        # folders outside the project that the copy's manifests name (path dependencies): the mirror
+        # does not follow their files, so a check that builds them is never taken as still current
+        self.outside: set[str] = set()
         self._disk: dict[str, Signature] = {}  # what the mirror holds from disk, per file
         self._overlaid: dict[str, str] = {}  # files whose mirror copy holds other text than the disk's
         self.forget()
@@ -130,7 +133,8 @@ class Mirror:
         self._overlaid[rel] = text
 
     def _for_the_copy(self, rel: str, manifest: str) -> str:
-        """A manifest's text with each relative `path` that leaves the project made absolute."""
+        """A manifest's text with each relative `path` that leaves the project made absolute, and one that
+        leaves and comes back in through the project's own folder made relative from inside."""
         root = str(self.root.path)
         folder = os.path.dirname(os.path.join(root, rel))
 
@@ -140,7 +144,14 @@ class Mirror:
                 return match.group(0)
             target = os.path.normpath(os.path.join(folder, value))
             if target == root or target.startswith(root + os.sep):
-                return match.group(0)  # inside the project: the copy has it at the same place
+                # inside the project: the copy has it at the same place, named without the project's
+                # own folder (`../proj/crates/c` would leave the copy)
+                inside = os.path.relpath(target, folder).replace(os.sep, "/")
+                if inside == value:
+                    return match.group(0)
+                target = inside
+            else:
+                self.outside.add(target)
             quote = "'" if "'" not in target else '"'
             spelled = target if quote == "'" else target.replace("\\", "\\\\").replace('"', '\\"')
             return f"{match.group(1)}{match.group(2)}{quote}{spelled}{quote}"

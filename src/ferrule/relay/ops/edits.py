@@ -12,7 +12,7 @@ import zlib
 from typing import Any
 
 from ferrule.fastframe import LineIndex
-from ferrule.lsp import ResponseError
+from ferrule.lsp import RequestTimeout, ResponseError
 from ferrule.lsp.positions import line_text
 from ferrule.project import BadRequest, ProjectFile
 from ferrule.relay import edits
@@ -46,7 +46,10 @@ async def rename(ctx: OpContext, params: RenameParams) -> RenameResult:
     if workspace_edit is None:
         raise BadRequest("rename refused: nothing there can be renamed",
                          "point at a name: a `symbol`, or a position on it")
-    clashes = await rename_clashes(ctx, place, params.new_name)  # on the outline as it is before the edit
+    try:
+        clashes = await rename_clashes(ctx, place, params.new_name)  # on the outline as it is before the edit
+    except (ResponseError, RequestTimeout):  # a warning the analyzer could not help with: the edit stands
+        clashes = []
     result: RenameResult = {**await _applied(ctx, workspace_edit, params.apply), **doc_examples(ctx, params, place)}
     if clashes:
         result["warnings"] = clashes
