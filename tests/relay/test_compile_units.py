@@ -220,7 +220,8 @@ def test_a_path_dependency_outside_the_project_is_reached_from_the_copy(tmp_path
     manifest = ('[package]\nname = "p"\nversion = "0.1.0"\n\n[lib]\npath = "src/lib.rs"\n\n[dependencies]\n'
                 'common = { path = "../common" }\ninner = { path = "crates/inner" }\nfixed = { path = "/opt/fixed" }\n'
                 "[dependencies.other]\npath = '../../other'\n"
-                f'back = {{ path = "../{root.path.name}/crates/back" }}\n')
+                f'back = {{ path = "../{root.path.name}/crates/back" }}\n'
+                'dotted.path = "../dotted"\n')
     (root.path / "Cargo.toml").write_text(manifest)
     mirror = Mirror(root)
     mirror.sync({})
@@ -230,7 +231,8 @@ def test_a_path_dependency_outside_the_project_is_reached_from_the_copy(tmp_path
     assert 'inner = { path = "crates/inner" }' in copied and 'fixed = { path = "/opt/fixed" }' in copied
     assert '[lib]\npath = "src/lib.rs"' in copied
     assert "back = { path = 'crates/back' }" in copied, "back into the project: named from inside the copy"
-    assert mirror.outside == {common, os.path.join(os.path.dirname(str(tmp_path)), "other")}
+    assert f"dotted.path = '{tmp_path / 'dotted'}'" in copied
+    assert mirror.outside == {common, os.path.join(os.path.dirname(str(tmp_path)), "other"), str(tmp_path / "dotted")}
     assert (root.path / "Cargo.toml").read_text() == manifest, "the project's own manifest is left as it was"
 
     mirror.sync({"Cargo.toml": manifest.replace("../common", "../common2")})  # an overlaid manifest too

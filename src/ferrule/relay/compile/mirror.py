@@ -23,8 +23,9 @@ from ferrule.relay.cache import project_home
 
 SKIPPED_DIRS = frozenset({".git", "target"})
 MANIFEST = "Cargo.toml"
-# `path = "..."` or `path = '...'`, in a dependency's inline table or its own table
-_PATH_VALUE = re.compile(r"""(?m)(^|[{,\s])(path\s*=\s*)(["'])([^"'\n]+)\3""")
+# `path = "..."` or `path = '...'`, in a dependency's inline table, its own table, or a dotted key
+# (`common.path = "../common"`)
+_PATH_VALUE = re.compile(r"""(?m)(^|[{,.\s])(path\s*=\s*)(["'])([^"'\n]+)\3""")
 
 
 Signature = tuple[int, int]  # (mtime_ns, size) of a file on disk
