@@ -6,6 +6,8 @@ converted through the line's text by `ferrule.fastframe.convert_column`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ferrule.fastframe import LineIndex, convert_column
 
 ENCODINGS = ("utf-8", "utf-16", "utf-32")
@@ -38,3 +40,12 @@ def line_text(index: LineIndex, line: int) -> str:
     if 0 <= line < index.line_count:
         return index.line(line)
     return ""
+
+
+def range_contains(lsp_range: Any, line: int, character: int) -> bool:
+    """Whether an LSP range (ends included) holds the 0-based position; False for a missing range."""
+    if not lsp_range:
+        return False
+    start, end = lsp_range.get("start") or {}, lsp_range.get("end") or {}
+    return ((start.get("line", 0), start.get("character", 0)) <= (line, character)
+            <= (end.get("line", -1), end.get("character", 0)))

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
+from ferrule.lsp.positions import range_contains
 from ferrule.project import ErrorRecord
 
 INACTIVE_KIND = "inactive-code"
@@ -41,10 +42,7 @@ def inactive_at(diagnostics: Iterable[Mapping[str, Any]], line: int, character: 
     for diagnostic in diagnostics:
         if diagnostic.get("code") != INACTIVE_KIND:
             continue
-        span = diagnostic.get("range") or {}
-        start, end = span.get("start") or {}, span.get("end") or {}
-        here = (line, character)
-        if (start.get("line", 0), start.get("character", 0)) <= here <= (end.get("line", -1), end.get("character", 0)):
+        if range_contains(diagnostic.get("range"), line, character):
             return inactive(str(diagnostic.get("message") or ""))
     return None
 

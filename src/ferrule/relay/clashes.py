@@ -8,14 +8,14 @@ method may share a name; a struct and a function may too).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ferrule.lsp.positions import range_contains
 from ferrule.project import ErrorRecord
 from ferrule.relay import mapping
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.places import Places, lsp_locations
-from ferrule.relay.symbols import Target
+from ferrule.relay.symbols import Target, impl_parts
 
 RENAME_CLASH_KIND = "rename-clash"
 
@@ -28,8 +28,6 @@ _NAMESPACE = {
 }
 _FUNCTION = 12  # rust-analyzer gives `macro_rules!` macros this kind too, without a `fn` signature
 _IMPL = 19  # rust-analyzer's kind for an impl block (`impl S`, `impl Display for S`)
-# an inherent impl block's label, its type as written (`Gen<u32>` and `Gen<i32>` are two types)
-_INHERENT_IMPL = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?!.*\bfor\b)(.+)", re.S)
 
 
 async def rename_clashes(ctx: OpContext, place: Target, new_name: str) -> list[ErrorRecord]:
@@ -83,7 +81,7 @@ def _siblings(outline: list[dict[str, Any]], start: dict[str, int]) -> tuple[dic
                 # a type's inherent methods share one scope across its impl blocks
                 return node, [child for block in enclosing_level if _inherent_type(block) == impl_type
                               for child in block.get("children") or []]
-            if _contains(node.get("range"), start):
+            if range_contains(node.get("range"), start["line"], start["character"]):
                 enclosing, enclosing_level, level = node, level, node.get("children") or []
                 break
         else:
@@ -94,16 +92,8 @@ def _inherent_type(node: dict[str, Any] | None) -> str | None:
     """The type an inherent impl block (`impl<T> Stack<T>`) is for; None for anything else."""
     if node is None or node.get("kind") != _IMPL:
         return None
-    matched = _INHERENT_IMPL.match(str(node.get("name") or ""))
-    return " ".join(matched.group(1).split()) if matched is not None else None
-
-
-def _contains(lsp_range: dict[str, Any] | None, position: dict[str, int]) -> bool:
-    if not lsp_range:
-        return False
-    first, last = lsp_range["start"], lsp_range["end"]
-    here = (position["line"], position["character"])
-    return (first["line"], first["character"]) <= here <= (last["line"], last["character"])
+    parts = impl_parts(str(node.get("name") or ""))
+    return parts[1] if parts is not None and parts[0] is None else None  # `Gen<u32>` and `Gen<i32>` are two
 
 
 __all__ = ["RENAME_CLASH_KIND", "rename_clashes"]

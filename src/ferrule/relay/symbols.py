@@ -28,8 +28,9 @@ CANDIDATES_SHOWN = 10  # in an ambiguity's message
 SUGGESTIONS = 5
 
 _USE = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?use\b")
-# an impl block's outline name: `impl<T> Vec<T>`, `impl<T: Debug> Debug for Vec<T>`: the type's name
-_IMPL_TARGET = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?:.*?\bfor\s+)?(?:[\w:]+::)?(\w+)")
+# an impl block's outline name: `impl<T> Vec<T>`, `impl<T: Debug> Debug for Vec<T>`: its trait, its type
+_IMPL_LABEL = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?:(.*?)\s+for\s+)?(.+)", re.S)
+_TYPE_NAME = re.compile(r"(?:[\w:]+::)?(\w+)")
 _WORD_END = re.compile(r"\w*$")
 _WORD_START = re.compile(r"\w*")
 _USE_LIST_LINES = 40  # how far above a name its `use` item may start
@@ -164,8 +165,8 @@ async def _members(ctx: OpContext, qualifiers: list[str], name: str) -> list[dic
             continue  # a flat SymbolInformation answer has no members to look in
         label = str(node.get("name") or "")
         own = node["selectionRange"]["start"] == owner.position
-        impl_for = _IMPL_TARGET.match(label)
-        if own or (impl_for is not None and impl_for.group(1) == type_name):
+        impl_for = impl_parts(label)
+        if own or (impl_for is not None and _type_name(impl_for[1]) == type_name):
             container = type_name if own else label
             found += [{"name": child.get("name"), "kind": child.get("kind"), "containerName": container,
                        "location": {"uri": owner.uri, "range": child["selectionRange"]}}
@@ -206,6 +207,22 @@ def _qualified_by(path: list[str], qualifiers: list[str]) -> bool:
 
     return subsequence(qualifiers) or (
         len(qualifiers) > 1 and qualifiers[0] not in path and subsequence(qualifiers[1:]))
+
+
+def impl_parts(label: str) -> tuple[str | None, str] | None:
+    """(trait, type) of an impl block's outline name, each as written (trait None for an inherent impl);
+    None for a name that is no impl."""
+    matched = _IMPL_LABEL.match(label)
+    if matched is None:
+        return None
+    trait = matched.group(1)
+    return (" ".join(trait.split()) if trait is not None else None), " ".join(matched.group(2).split())
+
+
+def _type_name(written: str) -> str:
+    """`Vec` of `Vec<T>` or `std::vec::Vec<T>`."""
+    matched = _TYPE_NAME.match(written)
+    return matched.group(1) if matched is not None else written
 
 
 SYSROOT_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
