@@ -467,7 +467,7 @@ def render_references(result: Mapping[str, Any], args: Mapping[str, Any]) -> str
         lines.append(f"  {group.get('file', '?')}")
         for ref in group.get("references") or []:
             lines.append(f"    {ref.get('line', '?')}:{ref.get('character', '?')}  {str(ref.get('text') or '').strip()}")
-    return "\n".join(lines + _more(int(result.get("more") or 0), "reference") + _doc_example_lines(result, "searched"))
+    return "\n".join(lines + _more(more, "reference") + _doc_example_lines(result, "searched"))
 
 
 _APPLIED = {"overlay": "applied as overlays (the disk is unchanged)", "disk": "written to disk"}
