@@ -243,14 +243,15 @@ class Server:
             return False
         if batch is None or self.turns.ended:  # a read that ends after a stop is not served
             return False
-        self._pending = []
         self._lane_in_read = False
-        if len(batch) == 1:  # lockstep calls: one line per read, served here
+        if len(batch) == 1:  # lockstep calls: one line per read, its answer written at once
             msg, line = _decode(batch[0], self.max_line)
             self._last_of_read = True
-            self._handle(msg, line, 0, None)
-        else:
-            self._serve_read(batch)
+            answer = self._handle(msg, line, 0, None)
+            if answer is not None:
+                self.write([answer])
+            return not self._dead
+        self._serve_read(batch)
         # the read's answers in one write (by a thread still holding the turn: one whose call ran
         # beside the reading wrote its answer, and `_pending` is the holder's now)
         if self._pending and self.turns.holder == get_ident():
@@ -279,11 +280,14 @@ class Server:
         transport = self._transport
         if transport is None or self._dead:
             return
-        with self._write_lock:
-            try:
-                transport.write_lines(lines)
-            except ChannelClosed:
-                self._dead = True
+        lock = self._write_lock
+        lock.acquire()  # not `with`: half the cost, on every answer
+        try:
+            transport.write_lines(lines)
+        except ChannelClosed:
+            self._dead = True
+        finally:
+            lock.release()
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send a notification now, from either thread."""
@@ -322,6 +326,7 @@ class Server:
         """A read of several lines: decode them all first, so a cancellation can reach a request
         queued before it."""
         max_line = self.max_line
+        self._pending = []
         self._last_of_read = False
         items = [_decode(line, max_line) for line in batch]
         cancels: dict[Any, int] | None = None
@@ -337,41 +342,36 @@ class Server:
             if self._dead:
                 return
             self._last_of_read = index == last
-            self._handle(msg, line, index, cancels)
+            answer = self._handle(msg, line, index, cancels)
+            if answer is not None:  # held for the read's one write, compacted unless it is the last
+                self._pending.append(answer if index == last else compact(answer))
 
-    def _handle(self, msg: Any, line: bytes, index: int, cancels: dict[Any, int] | None) -> None:
-        """Answer one decoded line (or act on it, for notifications; responses are dropped)."""
+    def _handle(self, msg: Any, line: bytes, index: int, cancels: dict[Any, int] | None) -> bytes | None:
+        """The answer to one decoded line; None for a line that has none (a notification, which is
+        acted on; a response, dropped; a request whose answer comes later, from its job)."""
         msg_id = None
         try:
             if type(msg) is not dict:
                 if isinstance(msg, ProtocolError):
                     raise msg
                 if type(msg) is list and accepts_batches(self.revision):
-                    self._serve_batch(msg, line)
-                    return
+                    return self._serve_batch(msg, line)
             kind, msg_id, method, params = classify(msg)
             if kind != REQUEST:
                 if kind == NOTIFICATION:
                     self.on_notification(method, params)
                 elif kind == RESPONSE:
                     self.on_response(msg)
-                return
+                return None
             if cancels is not None and cancels.get(msg_id, -1) > index and method != "initialize":
-                return  # cancelled while still queued: not run, not answered
-            answer = self._route(msg_id, method, params)
-            if answer is not None:  # None: the lane answers it when its work is done
-                self._hold(answer)
+                return None  # cancelled while still queued: not run, not answered
+            return self._route(msg_id, method, params)
         except ProtocolError as exc:
             msg_id = getattr(exc, "id", msg_id)  # classify() names the id of a request it refused
-            self._hold(error_line(msg_id, exc.to_error()))
+            return error_line(msg_id, exc.to_error())
         except Exception as exc:  # a fault of ours answers -32603; the loop goes on
             log_exception(exc)
-            if msg_id is not None:
-                self._hold(error_line(msg_id, InternalError(repr(exc)).to_error()))
-
-    def _hold(self, answer: bytes) -> None:
-        """Queue an answer for the read's one write; held behind later lines, it is compacted first."""
-        self._pending.append(answer if self._last_of_read else compact(answer))
+            return None if msg_id is None else error_line(msg_id, InternalError(repr(exc)).to_error())
 
     def _route(self, msg_id: Any, method: str, params: Any) -> bytes | None:
         """The one route of a request to its handler: the era (per request), then the method."""
@@ -403,9 +403,9 @@ class Server:
     def on_response(self, msg: dict[str, Any]) -> None:
         """A response from the client: this server sends no requests, so it answers nothing and is dropped."""
 
-    def _serve_batch(self, batch: list[Any], line: bytes) -> None:
-        """A JSON-RPC batch (2025-03-26): each member handled as a line of its own, the answers to its
-        requests sent as one array; nothing at all when it held only notifications and responses."""
+    def _serve_batch(self, batch: list[Any], line: bytes) -> bytes | None:
+        """A JSON-RPC batch (2025-03-26): each member handled as a line of its own; the answers to its
+        requests as one array line, None when it held only notifications and responses."""
         if not batch:
             raise InvalidRequest("an empty batch", fix="put at least one request or notification in a batch")
         if any(type(m) is dict and type(m.get("id")) is float for m in batch):
@@ -416,18 +416,16 @@ class Server:
         answers: list[bytes] = []
         for member in batch:
             if self._dead:
-                return
-            self._pending = []  # the member's answer alone (progress it sends is flushed on its own)
+                return None
             if type(member) is list:
                 answers.append(error_line(None, InvalidRequest("a batch cannot hold a batch").to_error()))
             elif type(member) is dict and member.get("method") == "initialize" and type(member.get("id")) in _ID_TYPES:
                 # 2025-03-26 lifecycle: initialize is never part of a batch (it would renegotiate mid-batch)
                 refusal = InvalidRequest("initialize cannot be part of a batch", fix="send initialize alone")
                 answers.append(error_line(member["id"], refusal.to_error()))
-            else:
-                self._handle(member, b"", 0, None)
-                answers += self._pending
-        self._pending = [b"[" + b",".join(answers) + b"]"] if answers else []
+            elif (answer := self._handle(member, b"", 0, None)) is not None:
+                answers.append(answer)
+        return b"[" + b",".join(answers) + b"]" if answers else None
 
     # -- handshake era ----------------------------------------------------------------------------
 

@@ -349,7 +349,7 @@ def parse_params(op: str, cls: type[P], params: object, root: ProjectRoot | None
     the sandbox on disk and canonicalised (a path that leaves the root is refused here)."""
     if params is None:
         params = {}
-    if not isinstance(params, Mapping):
+    if type(params) is not dict and not isinstance(params, Mapping):  # the ABC's test costs a microsecond
         raise BadRequest(f"{op}: `params` must be an object, got {type_name(params)}", PARAMS_RECIPE)
     checked: dict[str, Any] = {}
     problems: list[str] = []
