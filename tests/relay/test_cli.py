@@ -167,3 +167,17 @@ def test_validate_compile_that_could_not_run_exits_3_not_0(analyzer, tmp_path):
     assert "stack backtrace" not in done.stdout, "the panic's message, not its backtrace"
     plain = golden.run_cli(["validate", "src/lib.rs", "-q"], crate, analyzer.path, timeout=300, env=env)
     assert plain.returncode == 0, "without --compile the analyzer's verdict is what was asked for"
+
+
+@pytest.mark.live
+def test_validate_of_a_file_no_crate_includes_exits_3_not_0(analyzer, tmp_path):
+    crate = tmp_path / "orphaned"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "orphaned"\nversion = "0.1.0"\nedition = "2021"\n')
+    (crate / "src" / "lib.rs").write_text("pub fn kept() -> u32 {\n    1\n}\n")
+    (crate / "src" / "orphan.rs").write_text("pub fn forgotten() -> u32 {\n    2\n}\n")
+    done = golden.run_cli(["validate", "src/orphan.rs", "-q"], crate, analyzer.path, timeout=300)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "src/orphan.rs: unchecked: no crate includes this file" in done.stdout, done.stdout
+    linked = golden.run_cli(["validate", "src/lib.rs", "-q"], crate, analyzer.path, timeout=300)
+    assert linked.returncode == 0, linked.stdout + linked.stderr

@@ -22,6 +22,7 @@ import orjson
 from ferrule.capture import private_stdout
 from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnloadable, project_root
 from ferrule.relay import terminal
+from ferrule.relay.blind import unlinked
 from ferrule.relay.digest import compile_check
 from ferrule.relay.envelope import ORACLE_PROTOCOL
 from ferrule.relay.ops import OPS
@@ -35,8 +36,8 @@ _EXIT_CODES = f"""exit codes:
   {EXIT_FINDINGS}  (validate) the file has error diagnostics
   {EXIT_USAGE}  usage or protocol error (bad position, a file outside the project)
   {EXIT_ENVIRONMENT}  rust-analyzer could not serve: missing, workspace unloadable, crashed, timed out
-     (the recipe to fix it is printed); or (validate --compile) the compile check could not run, so a
-     file without errors is unverified, not clean"""
+     (the recipe to fix it is printed); or (validate) the file without errors is unverified, not
+     clean: no crate includes it, or (--compile) the compile check could not run"""
 
 _POSITION_HELP = "LINE and COL are 1-based, COL counted in characters, as rustc and editors show them."
 
@@ -279,8 +280,9 @@ def answer(name: str, args: argparse.Namespace, build: Build, show: Callable[[Pa
         sys.stdout.write(show(root, rel, result))
     if name == "validate" and terminal.error_count(result):
         return EXIT_FINDINGS
-    if name == "validate" and compile_check(result) == "failed":
-        return EXIT_ENVIRONMENT  # asked for rustc's word and did not get it: exit 0 would read as clean
+    if name == "validate" and (compile_check(result) == "failed" or unlinked(result)):
+        return EXIT_ENVIRONMENT  # nothing verified the file (rustc's word asked for and not had, or no
+        # crate includes it): exit 0 would read as clean
     return EXIT_OK
 
 

@@ -134,7 +134,9 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
     summary = ", ".join(f"{n} {c}{'s' if n != 1 else ''}" for c, n in ordered) or "no diagnostics"
     if cut.unconfirmed:
         summary += f" ({cut.unconfirmed} unconfirmed by rustc, the judge)"
-    if cut.compile_check == "failed":  # the analyzer alone misses what only rustc finds: no clean bill
+    if unlinked(value) and not error_count(value):  # silence from code nothing builds is no verdict
+        summary = f"unchecked: no crate includes this file, so nothing checked its code ({summary})"
+    elif cut.compile_check == "failed":  # the analyzer alone misses what only rustc finds: no clean bill
         summary = (f"unverified: {summary} by rust-analyzer alone, the compile check could not run "
                    f"({value['compile_error'].get('kind')})")
     if cut.findings_total:
