@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCES = ("```", "~~~")
 _FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
-_RULE = re.compile(r"^\s*(---+|\*\*\*+|___+)\s*$")
 _RULES = re.compile(r"^[ \t]*(?:---+|\*\*\*+|___+)[ \t]*$", re.MULTILINE)
 _LINK_DEFS = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+[^\n]*$", re.MULTILINE)
 _HEADINGS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
@@ -52,16 +52,17 @@ def split_hover(markdown: str) -> tuple[str, str]:
         if header_done:
             rest.append(line)
             continue
-        if _FENCE.match(line):
+        bare = line.strip()
+        if bare.startswith(_FENCES):
             in_code = not in_code
             if in_code:
                 blocks.append([])
             continue
         if in_code:
             blocks[-1].append(line)
-        elif _RULE.match(line):
+        elif _is_rule(bare):
             header_done = True
-        elif line.strip():
+        elif bare:
             prose_head.append(line)
     if in_code and not header_done:
         pass  # an unterminated fence: its lines are already collected
@@ -70,6 +71,11 @@ def split_hover(markdown: str) -> tuple[str, str]:
         display, prose_head = markdown_to_text("\n".join(prose_head)), []
     documentation = markdown_to_text("\n".join(prose_head + rest))
     return display, documentation
+
+
+def _is_rule(bare: str) -> bool:
+    """A thematic break: three or more of `-`, `*` or `_` alone on a (stripped) line."""
+    return len(bare) >= 3 and bare[0] in "-*_" and bare == bare[0] * len(bare)
 
 
 def markdown_to_text(markdown: str) -> str:
@@ -81,16 +87,34 @@ def markdown_to_text(markdown: str) -> str:
     for at in range(0, len(pieces), 2):
         pieces[at] = _prose(pieces[at])
     text = "".join(pieces)
-    return _BLANKS.sub("\n\n", _TRAILING.sub("", text)).strip()
+    if " \n" in text or "\t\n" in text:
+        text = _TRAILING.sub("", text)
+    return (_BLANKS.sub("\n\n", text) if "\n\n\n" in text else text).strip()
+
+
+def _emphasised(match: re.Match[str]) -> str:
+    return match.group(2) or match.group(3)
+
+
+# The passes over prose, in order, each with the characters its syntax cannot do without.
+_PASSES: tuple[tuple[re.Pattern[str], Any, frozenset[str]], ...] = (
+    (_RULES, "", frozenset("-*_")),
+    (_LINK_DEFS, "", frozenset("[")),
+    (_HEADINGS, "", frozenset("#")),
+    (_LINK, r"\1", frozenset("[")),
+    (_REF_LINK, r"\1", frozenset("[")),
+    (_BARE_REF, r"\1", frozenset("[")),
+    (_CODE_SPAN, r"\1", frozenset("`")),
+    (_EMPHASIS, _emphasised, frozenset("*_")),
+    (_ESCAPE, r"\1", frozenset("\\")),
+)
 
 
 def _prose(text: str) -> str:
-    text = _RULES.sub("", text)
-    text = _LINK_DEFS.sub("", text)
-    text = _HEADINGS.sub("", text)
-    text = _LINK.sub(r"\1", text)
-    text = _REF_LINK.sub(r"\1", text)
-    text = _BARE_REF.sub(r"\1", text)
-    text = _CODE_SPAN.sub(r"\1", text)
-    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3), text)
-    return _ESCAPE.sub(r"\1", text)
+    # A pass whose characters are absent would find nothing: most doc prose skips most of them. A
+    # pass only removes characters, so what is present at the start bounds what any pass can meet.
+    present = _MARKUP_CHARS.intersection(text)
+    for pattern, replacement, needs in _PASSES:
+        if not needs.isdisjoint(present):
+            text = pattern.sub(replacement, text)
+    return text

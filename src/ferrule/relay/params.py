@@ -1,4 +1,4 @@
-"""Typed requests: each op's params as a frozen dataclass, checked once from the frame's JSON object.
+"""Typed requests: each op's params as a dataclass (read-only by convention), checked once from the frame's JSON object.
 
 A field's `Param` (in its metadata) says how it is checked, what it is on the wire and what it means;
 the envelope, the docs' op table and the tool descriptors read the same declaration. Every fault of a
@@ -111,7 +111,9 @@ def _position(value: object) -> str | None:
     return "; ".join(problems) or None
 
 
-@dataclass(frozen=True, slots=True)
+# The requests are read-only by convention, not `frozen`: a frozen dataclass's constructor sets each
+# field through object.__setattr__, which made building the typed request the costliest step of an op.
+@dataclass(slots=True)
 class Position:
     """`line` 1-based; `character` 0-based, in UTF-8 bytes of the line."""
 
@@ -153,7 +155,7 @@ def _position_param(*, required: bool) -> Any:
                  required=required, convert=lambda value: Position(int(value["line"]), int(value["character"])))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class OpParams:
     """What every op takes: an optional budget. Subclasses add the op's own params."""
 
@@ -171,7 +173,7 @@ class OpParams:
         return wire
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class FileParams(OpParams):
     """An op on one file; `file` is its canonical root-relative name once checked against the sandbox.
 
@@ -186,7 +188,7 @@ class FileParams(OpParams):
     sources_only: ClassVar[bool] = True
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class InitParams(OpParams):
     """`unanswered` (not a param): the relay's own start at launch, whose answer goes to no one; an
     `init` from the host may join the analyzer it started while nothing has used it yet."""
@@ -194,12 +196,12 @@ class InitParams(OpParams):
     unanswered: bool = field(default=False, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ShutdownParams(OpParams):
     pass
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UpdateParams(FileParams):
     content: str | None = param(_string_or_null, "string or null", "the overlay's text; null drops the overlay",
                                 required=True, keeps_null=True)
@@ -207,7 +209,7 @@ class UpdateParams(FileParams):
     sources_only: ClassVar[bool] = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ValidateParams(FileParams):
     content: str | None = _content_param()
     compile: bool | None = param(_boolean, "boolean", "also run rustc (`cargo check` in a mirror of the "
@@ -216,7 +218,7 @@ class ValidateParams(FileParams):
                                        "drawn from them are still answered); default true")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ScopeParams(FileParams):
     position: Position | None = _position_param(required=False)
     max: int | None = param(_ranged(0), f"integer 0..{UINTEGER_MAX}",
@@ -224,7 +226,7 @@ class ScopeParams(FileParams):
                             convert=int)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class CompleteParams(FileParams):
     position: Position = _position_param(required=True)
     content: str | None = _content_param()
@@ -233,7 +235,7 @@ class CompleteParams(FileParams):
                             f"at most this many entries (default {COMPLETE_MAX_DEFAULT})", convert=int)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class TypeParams(FileParams):
     position: Position = _position_param(required=True)
     content: str | None = _content_param()
@@ -272,7 +274,7 @@ def _apply_param(*, required: bool) -> Any:
                  "apply the edit: as overlays (disk untouched) or written to disk atomically", required=required)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class TargetParams(FileParams):
     """A place in the code: `{file, position}` or `{symbol}` (the handler insists on one of them)."""
 
@@ -283,7 +285,7 @@ class TargetParams(FileParams):
     symbol: str | None = param(_string, "string", "a name or path instead of a position, e.g. `Order::total`")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SymbolsParams(FileParams):
     file: str | None = param(_string, "string", "the file whose outline to answer")  # type: ignore[assignment]
     query: str | None = param(_string, "string", "a name to search the workspace for")
@@ -291,29 +293,29 @@ class SymbolsParams(FileParams):
     max: int | None = _max_param()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class DefinitionParams(TargetParams):
     pass
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ReferencesParams(TargetParams):
     include_declaration: bool | None = param(_boolean, "boolean", "count the declaration too (default true)")
     max: int | None = _max_param()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ImplementationsParams(TargetParams):
     max: int | None = _max_param()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class RenameParams(TargetParams):
     new_name: str = param(_string, "string", "the new name", required=True)
     apply: str | None = _apply_param(required=False)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class FixesParams(FileParams):
     position: Position | None = _position_param(required=False)
     line: int | None = param(_ranged(1), "integer", "the first line of a range, 1-based (instead of `position`)")
@@ -322,7 +324,7 @@ class FixesParams(FileParams):
     max: int | None = _max_param()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ApplyFixParams(FileParams):
     id: str = param(_string, "string", "a fix's `id` as `fixes` answered it", required=True)
     apply: str | None = _apply_param(required=False)
