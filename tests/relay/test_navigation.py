@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -299,6 +300,8 @@ def test_the_fill_match_arms_fix_applied_as_an_overlay_makes_validate_clean(sess
         preview = session.call("apply_fix", {"file": rel, "id": arm["id"]})
         assert preview["applied"] is None
         assert "Status::Shipped =>" in preview["changes"][0]["edits"][0]["new_text"]
+        with pytest.raises(BadRequest, match="was answered for another file, not src/lib.rs"):
+            session.call("apply_fix", {"file": "src/lib.rs", "id": arm["id"]})
         assert [d["code"] for d in session.call("validate", {"file": rel})["diagnostics"]] == ["E0004"]
         applied = session.call("apply_fix", {"file": rel, "id": arm["id"], "apply": "overlay"})
         assert applied["title"] == arm["title"] and applied["changes"][0]["file"] == rel
@@ -309,5 +312,9 @@ def test_the_fill_match_arms_fix_applied_as_an_overlay_makes_validate_clean(sess
 
 
 def test_a_stale_fix_id_is_refused(session):
-    with pytest.raises(BadRequest, match="no longer offered|not a fix id"):
-        session.call("apply_fix", {"file": "src/orders/status.rs", "id": "12:4-12:18/0/00000000", "apply": "overlay"})
+    rel = "src/orders/status.rs"
+    stale = f"12:4-12:18/0/00000000/{zlib.crc32(rel.encode()):08x}"  # this file's, with no fix's title
+    with pytest.raises(BadRequest, match="no longer offered"):
+        session.call("apply_fix", {"file": rel, "id": stale, "apply": "overlay"})
+    with pytest.raises(BadRequest, match="not a fix id"):
+        session.call("apply_fix", {"file": rel, "id": "12:4-12:18/0/00000000", "apply": "overlay"})

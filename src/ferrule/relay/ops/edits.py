@@ -1,8 +1,9 @@
 """`rename`, `fixes`, `apply_fix`: changes the analyzer computes, answered as edits and applied on request.
 
-A fix's `id` names the fix itself (the range asked about, its place in the analyzer's list and a
-checksum of its title), so `apply_fix` asks for the fixes there again and applies the one with that
-title: nothing is remembered between ops, and a fix that no longer applies is refused, not guessed.
+A fix's `id` names the fix itself (the range asked about, its place in the analyzer's list, a
+checksum of its title and one of its file's name), so `apply_fix` asks for the fixes there again and
+applies the one with that title: nothing is remembered between ops, a fix that no longer applies is
+refused, not guessed, and an id passed with another file than its own is refused as such.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ferrule.relay.params import (
 from ferrule.relay.results import ApplyFixResult, EditResult, Fix, FixesResult, RenameResult
 from ferrule.relay.symbols import doc_examples, target
 
-_FIX_ID = re.compile(r"(\d+):(\d+)-(\d+):(\d+)/(\d+)/([0-9a-f]{8})")
+_FIX_ID = re.compile(r"(\d+):(\d+)-(\d+):(\d+)/(\d+)/([0-9a-f]{8})/([0-9a-f]{8})")
 _FIX_RECIPE = "ask `fixes` for the file again and pass one of the ids it answers"
 
 
@@ -65,7 +66,7 @@ async def fixes(ctx: OpContext, params: FixesParams) -> FixesResult:
     if params.code is not None:
         actions = await _for_code(ctx, file, actions, params.code, start, end)
     found: list[Fix] = [
-        {"id": _fix_id(start, end, position, action["title"]), "title": action["title"],
+        {"id": _fix_id(file, start, end, position, action["title"]), "title": action["title"],
          "kind": action.get("kind") or ""}
         for position, action in actions]
     limit = params.max or NAVIGATION_MAX_DEFAULT
@@ -77,8 +78,11 @@ async def apply_fix(ctx: OpContext, params: ApplyFixParams) -> ApplyFixResult:
     matched = _FIX_ID.fullmatch(params.id)
     if matched is None:
         raise BadRequest(f"`id` {params.id!r} is not a fix id", _FIX_RECIPE)
-    line, character, end_line, end_character, position, checksum = matched.groups()
+    line, character, end_line, end_character, position, checksum, file_checksum = matched.groups()
     file = ctx.file(params)
+    if _checksum(file.rel) != file_checksum:
+        raise BadRequest(f"fix {params.id} was answered for another file, not {file.rel}",
+                         "pass the `file` that `fixes` was asked about, with an id it answered")
     index = ctx.documents.index(file, None)
     ctx.documents.show_disk(ctx.client, file)
     start, end = Position(int(line), int(character)), Position(int(end_line), int(end_character))
@@ -147,8 +151,9 @@ def _checksum(title: str) -> str:
     return f"{zlib.crc32(title.encode('utf-8')):08x}"
 
 
-def _fix_id(start: Position, end: Position, position: int, title: str) -> str:
-    return f"{start.line}:{start.character}-{end.line}:{end.character}/{position}/{_checksum(title)}"
+def _fix_id(file: ProjectFile, start: Position, end: Position, position: int, title: str) -> str:
+    return (f"{start.line}:{start.character}-{end.line}:{end.character}/{position}/{_checksum(title)}/"
+            f"{_checksum(file.rel)}")
 
 
 __all__ = ["apply_fix", "fixes", "rename"]
