@@ -45,6 +45,35 @@ def test_only_lines_inside_a_doc_comments_code_block_that_name_the_word_count():
     assert lines_mentioning(EXAMPLES, "Gets") == []  # prose, not an example
 
 
+BLOCK_EXAMPLES = '''/**
+ * Gets it.
+ *
+ * ```
+ * let q = Quantity::new(3);
+ * assert_eq!(q.get(), 3);
+ * ```
+ */
+pub fn get(&self) -> u32 { self.0 }
+/* ```
+get: an ordinary block comment
+``` */
+/*! ```
+    get()
+``` */
+/*** ```
+get: no doc comment either
+``` */
+/** ```text
+get: prose
+``` */ fn after() { get(); }
+'''
+
+
+def test_block_doc_comments_examples_count_as_line_comments_do():
+    assert lines_mentioning(BLOCK_EXAMPLES, "get") == [(6, "assert_eq!(q.get(), 3);"), (14, "get()")]
+    assert lines_mentioning(BLOCK_EXAMPLES, "Gets") == []  # prose, not an example
+
+
 def test_a_files_example_lines_are_read_once_per_text_and_a_changed_text_afresh():
     first = _examples_of("/p/src/lib.rs", EXAMPLES)
     assert first == example_lines(EXAMPLES)

@@ -1,6 +1,7 @@
 """Where the project's doc-comment examples mention a name.
 
-rust-analyzer's rename and references do not look inside the code blocks of `///` and `//!` comments,
+rust-analyzer's rename and references do not look inside the code blocks of doc comments (`///`, `//!`,
+`/** */`, `/*! */`),
 and `cargo check` does not build them, so a rename written to disk can break doctests that every
 other answer calls clean. `rename` and `references` say where such examples mention the name, for the
 agent to look at (they may mention another item of the same name).
@@ -9,7 +10,7 @@ agent to look at (they may mention another item of the same name).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TypedDict
 
 from ferrule.project import BadRequest, ProjectRoot
@@ -21,6 +22,8 @@ _EXAMPLES_CAP = 4096  # files whose example lines are kept, each with the text t
 _EXAMPLES: dict[str, tuple[str, list[tuple[int, str]]]] = {}
 
 _DOC_LINE = re.compile(r"\s*//[/!](?!/)\s?(.*)")  # `///` or `//!`, not `////`; the text after it
+_BLOCK_OPEN = re.compile(r"\s*/\*[*!](?![*/])")  # `/**` or `/*!`, not `/***` nor the empty `/**/`
+_BLOCK_DECORATION = re.compile(r"\s*\*(?!/) ?")  # the ` * ` a block doc comment's lines often start with
 _FENCE = re.compile(r"\s*(?:```|~~~)\s*([\w,\- ]*)")
 # a fence's info string: none, or rustdoc's (`rust`, `should_panic`, `no_run`, `ignore`, `edition2021`,
 # ...); any other language (`text`, `toml`, `console`) is no doctest
@@ -50,14 +53,12 @@ def example_lines(text: str) -> list[tuple[int, str]]:
     runs). A code block opens and closes with a fence line in the comment."""
     found: list[tuple[int, str]] = []
     in_block = in_example = False  # in a code block; in one rustdoc runs
-    if "//" not in text:
+    if "//" not in text and "/*" not in text:
         return found
-    for number, line in enumerate(text.splitlines(), 1):
-        doc = _DOC_LINE.match(line)
-        if doc is None:
+    for number, body in _doc_bodies(text):
+        if body is None:
             in_block = in_example = False  # a comment that ends closes its examples
             continue
-        body = doc.group(1)
         fence = _FENCE.match(body)
         if fence is not None:
             if in_block:
@@ -68,6 +69,24 @@ def example_lines(text: str) -> list[tuple[int, str]]:
         elif in_example:
             found.append((number, body.strip()))
     return found
+
+
+def _doc_bodies(text: str) -> Iterator[tuple[int, str | None]]:
+    """(1-based line, its doc-comment text) of each line of `text`; None for a line that is no doc comment."""
+    in_comment = False  # inside a block doc comment
+    for number, line in enumerate(text.splitlines(), 1):
+        if not in_comment:
+            opened = _BLOCK_OPEN.match(line)
+            if opened is None:
+                doc = _DOC_LINE.match(line)
+                yield number, doc.group(1) if doc is not None else None
+                continue
+            line = line[opened.end():]
+        end = line.find("*/")
+        in_comment = end < 0
+        body = line if in_comment else line[:end]
+        decoration = _BLOCK_DECORATION.match(body)
+        yield number, body[decoration.end():] if decoration is not None else body
 
 
 def _examples_of(real: str, text: str) -> list[tuple[int, str]]:
