@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import shutil
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,9 @@ from ferrule.project import BadRequest
 from ferrule.relay import edits, texts
 from ferrule.relay.libraries import library_roots
 from ferrule.relay.sync import SyncSession
+from ferrule.tools.reports import render_locations
 from testkit.live import copy_crate, live_session, position_of
+from testkit.tools import DEMO_CRATE
 
 pytestmark = pytest.mark.live
 
@@ -318,3 +321,16 @@ def test_a_stale_fix_id_is_refused(session):
         session.call("apply_fix", {"file": rel, "id": stale, "apply": "overlay"})
     with pytest.raises(BadRequest, match="not a fix id"):
         session.call("apply_fix", {"file": rel, "id": "12:4-12:18/0/00000000", "apply": "overlay"})
+
+
+def test_implementations_made_by_a_derive_name_their_trait(tmp_path, analyzer):
+    crate = tmp_path / "demo"
+    shutil.copytree(DEMO_CRATE, crate, ignore=shutil.ignore_patterns("target"))
+    with live_session(crate) as live:
+        found = live.call("implementations", {"symbol": "UnknownSku"})
+    derived = [loc for loc in found["locations"] if loc["text"] == "#[derive(Debug, PartialEq)]"]
+    assert [loc["derive"] for loc in derived] == ["Debug", "PartialEq"]
+    assert all("derive" not in loc for loc in found["locations"] if loc not in derived)
+    report = render_locations(found, {"symbol": "UnknownSku"})
+    assert "src/orders/pricing.rs:8:9  (#[derive(Debug)])" in report
+    assert "src/orders/pricing.rs:8:16  (#[derive(PartialEq)])" in report

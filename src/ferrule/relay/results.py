@@ -129,7 +129,11 @@ class ShutdownResult(TypedDict):
 # ---- navigation by name ----------------------------------------------------------------------------
 
 
-class Location(TypedDict):
+class _LocationOptional(TypedDict, total=False):
+    derive: str  # (implementations) the trait a `#[derive(...)]` on this line implements at this place
+
+
+class Location(_LocationOptional):
     file: str  # root-relative; in a library, its path under the library root (`std/src/vec/mod.rs`)
     line: int  # 1-based
     character: int  # 0-based, UTF-8 bytes

@@ -5,6 +5,7 @@ Every answer is bounded: at most `max` items (a default when absent), and `more`
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ferrule.project import BadRequest
@@ -68,8 +69,28 @@ async def definition(ctx: OpContext, params: DefinitionParams) -> LocationsResul
     return await _locations(ctx, params, "textDocument/definition", NAVIGATION_MAX_DEFAULT)
 
 
+_DERIVE_LINE = re.compile(r"\s*#\[derive\(")
+
+
 async def implementations(ctx: OpContext, params: ImplementationsParams) -> LocationsResult:
-    return await _locations(ctx, params, "textDocument/implementation", params.max or NAVIGATION_MAX_DEFAULT)
+    result = await _locations(ctx, params, "textDocument/implementation", params.max or NAVIGATION_MAX_DEFAULT)
+    for location in result["locations"]:
+        _name_derived(location)
+    return result
+
+
+def _name_derived(location: Location) -> None:
+    """An implementation a `#[derive(...)]` makes is placed on the trait's name in the attribute, and
+    the line reads the same for each trait it derives: `derive` names the one this place stands for."""
+    text = location["text"]
+    if location["line"] != location["end_line"] or not _DERIVE_LINE.match(text):
+        return
+    raw = text.encode("utf-8")
+    if text.endswith("…"):  # a long line's text is cut: a place past the cut is not in it
+        raw = raw[:-len("…".encode("utf-8"))]
+    start, end = location["character"], location["end_character"]
+    if start < end <= len(raw):
+        location["derive"] = raw[start:end].decode("utf-8", "replace")
 
 
 async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResult:
