@@ -85,9 +85,9 @@ def _name_derived(location: Location) -> None:
     text = location["text"]
     if location["line"] != location["end_line"] or not _DERIVE_LINE.match(text):
         return
-    raw = text.encode("utf-8")
+    raw = text.encode()
     if text.endswith("…"):  # a long line's text is cut: a place past the cut is not in it
-        raw = raw[:-len("…".encode("utf-8"))]
+        raw = raw[:-len("…".encode())]
     start, end = location["character"], location["end_character"]
     if start < end <= len(raw):
         location["derive"] = raw[start:end].decode("utf-8", "replace")
