@@ -66,11 +66,27 @@ get: no doc comment either
 /** ```text
 get: prose
 ``` */ fn after() { get(); }
+/**
+```
+let r = &mut get(); /* a nested comment */
+*r = get(); /* another
+   get: inside it */ get_more();
+```
+*/
+/*!*
+```
+get(1)
+```
+*/
 '''
 
 
 def test_block_doc_comments_examples_count_as_line_comments_do():
-    assert lines_mentioning(BLOCK_EXAMPLES, "get") == [(6, "assert_eq!(q.get(), 3);"), (14, "get()")]
+    assert lines_mentioning(BLOCK_EXAMPLES, "get") == [
+        (6, "assert_eq!(q.get(), 3);"), (14, "get()"),
+        # nested comments do not end the doc comment; an undecorated comment's lines keep their `*`
+        (24, "let r = &mut get(); /* a nested comment */"), (25, "*r = get(); /* another"),
+        (26, "get: inside it */ get_more();"), (31, "get(1)")]  # `/*!*` opens an inner doc comment
     assert lines_mentioning(BLOCK_EXAMPLES, "Gets") == []  # prose, not an example
 
 

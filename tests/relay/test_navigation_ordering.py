@@ -28,8 +28,8 @@ AT = {"file": "src/lib.rs", "position": {"line": 1, "character": 7}}
     ("symbols", {"file": "src/lib.rs"}, "src/lib.rs", True),
     ("rename", {**AT, "new_name": "b"}, "src/lib.rs", True),
     ("rename", {**AT, "new_name": "b", "apply": "overlay"}, None, False),
-    ("apply_fix", {"file": "src/lib.rs", "id": "1:0-1:0/0/00000000"}, "src/lib.rs", True),
-    ("apply_fix", {"file": "src/lib.rs", "id": "1:0-1:0/0/00000000", "apply": "disk"}, None, False),
+    ("apply_fix", {"file": "src/lib.rs", "id": "1:0-1:0/0/00000000/00000000"}, "src/lib.rs", True),
+    ("apply_fix", {"file": "src/lib.rs", "id": "1:0-1:0/0/00000000/00000000", "apply": "disk"}, None, False),
 ])
 def test_the_ordering_key_of_each_navigation_request(root, op, params, file, reads):
     frame = orjson.dumps({"proto": 1, "id": 1, "op": op, "params": params})

@@ -246,4 +246,5 @@ def test_a_file_no_crate_includes_is_not_called_clean_nor_checked_by_rustc():
     assert "clean" not in text and "rustc checked this text" not in text
     assert "compile check: rustc built the project in 2.3 s, but no crate includes this file" in text
     cli = terminal.validation("src/stray.rs", base)
-    assert "checked by rustc" not in cli and "rustc built the project in 2.3 s, but no crate includes this file" in cli
+    assert "checked by rustc" not in cli and "rustc built the project in 2.3 s without it" in cli
+    assert "src/stray.rs: unchecked: no crate includes this file" in cli and cli.count("no crate includes") == 1

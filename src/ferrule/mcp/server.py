@@ -200,6 +200,7 @@ class Server:
         self._read_batch = transport.read_batch
         self.turns = ReadTurns(self._serve_one, self.beside_limit)
         self._order = CallOrder()  # per run: a call of an earlier, stopped run cannot take a turn here
+        self._pending = []  # a read an earlier run was stopped in leaves no answers for this one
         self._dead = False
         window = None
         try:
@@ -280,14 +281,11 @@ class Server:
         transport = self._transport
         if transport is None or self._dead:
             return
-        lock = self._write_lock
-        lock.acquire()  # not `with`: half the cost, on every answer
-        try:
-            transport.write_lines(lines)
-        except ChannelClosed:
-            self._dead = True
-        finally:
-            lock.release()
+        with self._write_lock:  # `with`: a signal's exception cannot leave the lock held
+            try:
+                transport.write_lines(lines)
+            except ChannelClosed:
+                self._dead = True
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send a notification now, from either thread."""

@@ -22,7 +22,8 @@ _EXAMPLES_CAP = 4096  # files whose example lines are kept, each with the text t
 _EXAMPLES: dict[str, tuple[str, list[tuple[int, str]]]] = {}
 
 _DOC_LINE = re.compile(r"\s*//[/!](?!/)\s?(.*)")  # `///` or `//!`, not `////`; the text after it
-_BLOCK_OPEN = re.compile(r"\s*/\*[*!](?![*/])")  # `/**` or `/*!`, not `/***` nor the empty `/**/`
+_BLOCK_OPEN = re.compile(r"\s*/\*(?:\*(?![*/])|!)")  # `/**` (not `/***` nor the empty `/**/`) or `/*!`
+_COMMENT_MARK = re.compile(r"/\*|\*/")
 _BLOCK_DECORATION = re.compile(r"\s*\*(?!/) ?")  # the ` * ` a block doc comment's lines often start with
 _FENCE = re.compile(r"\s*(?:```|~~~)\s*([\w,\- ]*)")
 # a fence's info string: none, or rustdoc's (`rust`, `should_panic`, `no_run`, `ignore`, `edition2021`,
@@ -73,20 +74,40 @@ def example_lines(text: str) -> list[tuple[int, str]]:
 
 def _doc_bodies(text: str) -> Iterator[tuple[int, str | None]]:
     """(1-based line, its doc-comment text) of each line of `text`; None for a line that is no doc comment."""
-    in_comment = False  # inside a block doc comment
-    for number, line in enumerate(text.splitlines(), 1):
-        if not in_comment:
-            opened = _BLOCK_OPEN.match(line)
-            if opened is None:
-                doc = _DOC_LINE.match(line)
-                yield number, doc.group(1) if doc is not None else None
-                continue
-            line = line[opened.end():]
-        end = line.find("*/")
-        in_comment = end < 0
-        body = line if in_comment else line[:end]
-        decoration = _BLOCK_DECORATION.match(body)
-        yield number, body[decoration.end():] if decoration is not None else body
+    lines = text.splitlines()
+    at = 0
+    while at < len(lines):
+        opened = _BLOCK_OPEN.match(lines[at])
+        if opened is None:
+            doc = _DOC_LINE.match(lines[at])
+            yield at + 1, doc.group(1) if doc is not None else None
+            at += 1
+            continue
+        comment = _block_comment(lines, at, opened.end())
+        yield from comment
+        at += len(comment)
+
+
+def _block_comment(lines: list[str], first: int, start: int) -> list[tuple[int, str]]:
+    """(1-based line, its text) of the block doc comment opening on `lines[first]` before `start`: up to
+    the `*/` that closes it (block comments nest), with the ` * ` decoration taken off only when every
+    line after the first that has text wears it, as rustdoc does."""
+    bodies: list[tuple[int, str]] = []
+    depth, at, column = 1, first, start
+    while depth and at < len(lines):
+        line, end = lines[at], len(lines[at])
+        for mark in _COMMENT_MARK.finditer(line, column):
+            depth += 1 if mark.group() == "/*" else -1
+            if not depth:
+                end = mark.start()
+                break
+        bodies.append((at + 1, line[column:end]))
+        at, column = at + 1, 0
+    decorated = [(number, body, _BLOCK_DECORATION.match(body)) for number, body in bodies[1:]]
+    if all(decoration is not None for _, body, decoration in decorated if body.strip()):
+        bodies[1:] = [(number, body[decoration.end():] if decoration is not None else body)
+                      for number, body, decoration in decorated]
+    return bodies
 
 
 def _examples_of(real: str, text: str) -> list[tuple[int, str]]:

@@ -18,7 +18,7 @@ from ferrule.relay.libraries import LibraryRoots, library_roots
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.results import Location
 
-_LINE_TEXT_MAX = 240  # a minified line must not flood the answer
+LINE_TEXT_MAX = 240  # a minified line must not flood the answer
 
 
 class Places:
@@ -62,7 +62,7 @@ class Places:
             "character": self.column(index, start["line"], start["character"]),
             "end_line": end["line"] + 1,
             "end_character": self.column(index, end["line"], end["character"]),
-            "text": text if len(text) <= _LINE_TEXT_MAX else text[:_LINE_TEXT_MAX] + "…",
+            "text": text if len(text) <= LINE_TEXT_MAX else text[:LINE_TEXT_MAX] + "…",
             "read_only": read_only,
         }
 
@@ -84,4 +84,4 @@ def lsp_locations(answer: Any) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-__all__ = ["Places", "lsp_locations"]
+__all__ = ["LINE_TEXT_MAX", "Places", "lsp_locations"]

@@ -150,7 +150,7 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
         out.append(f"... and {cut.elsewhere_total - len(cut.elsewhere)} more errors in other files")
     if value.get("compiled"):
         built = f"{(value.get('compile_ms') or 0) / 1000:.1f} s"
-        summary += (f"; rustc built the project in {built}, but no crate includes this file" if unlinked(value)
+        summary += (f"; rustc built the project in {built} without it" if unlinked(value)
                     else f"; checked by rustc in {built}")
     elif value.get("compile_error"):
         failed = value["compile_error"]

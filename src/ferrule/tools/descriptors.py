@@ -441,9 +441,10 @@ RUST_APPLY_FIX: dict[str, Any] = {
     "title": "Apply a quick fix",
     "description": (
         "See or apply one fix that rust_fixes offered, by its id, e.g. {\"file\": \"src/status.rs\", \"id\": "
-        "\"12:4-12:18/0/2bb88f70\", \"apply\": \"overlay\"}. \"overlay\" keeps the disk untouched (every "
+        "\"12:4-12:18/0/2bb88f70/4573b9ee\", \"apply\": \"overlay\"}. \"overlay\" keeps the disk untouched (every "
         "later call sees the change; rust_validate it), \"disk\" writes the files; without apply it "
-        "only answers the edits. A fix no longer offered there (the code changed) is refused: ask rust_fixes again. "
+        "only answers the edits. A fix no longer offered there (the code changed) is refused: ask rust_fixes again; "
+        "so is an id passed with another file than the one rust_fixes answered it for. "
         + PATH_NOTE
     ),
     "inputSchema": _schema({

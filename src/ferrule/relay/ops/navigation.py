@@ -18,7 +18,7 @@ from ferrule.relay.params import (
     ReferencesParams,
     SymbolsParams,
 )
-from ferrule.relay.places import Places, lsp_locations
+from ferrule.relay.places import LINE_TEXT_MAX, Places, lsp_locations
 from ferrule.relay.results import (
     FileReferences,
     FoundSymbol,
@@ -70,6 +70,7 @@ async def definition(ctx: OpContext, params: DefinitionParams) -> LocationsResul
 
 
 _DERIVE_LINE = re.compile(r"\s*#\[derive\(")
+_TRAIT_PATH = re.compile(r"[\w:]+")
 
 
 async def implementations(ctx: OpContext, params: ImplementationsParams) -> LocationsResult:
@@ -85,12 +86,11 @@ def _name_derived(location: Location) -> None:
     text = location["text"]
     if location["line"] != location["end_line"] or not _DERIVE_LINE.match(text):
         return
-    raw = text.encode()
-    if text.endswith("…"):  # a long line's text is cut: a place past the cut is not in it
-        raw = raw[:-len("…".encode())]
+    raw = text[:LINE_TEXT_MAX].encode()  # a long line's text is cut: a place past the cut is not in it
     start, end = location["character"], location["end_character"]
-    if start < end <= len(raw):
-        location["derive"] = raw[start:end].decode("utf-8", "replace")
+    name = raw[start:end].decode("utf-8", "replace") if start < end <= len(raw) else ""
+    if _TRAIT_PATH.fullmatch(name):
+        location["derive"] = name
 
 
 async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResult:
