@@ -147,8 +147,9 @@ async def _for_code(ctx: OpContext, file: ProjectFile, actions: list[tuple[int, 
     return [(n, a) for n, a in actions if present and str(a.get("kind", "")).startswith("quickfix")]
 
 
-def _checksum(title: str) -> str:
-    return f"{zlib.crc32(title.encode('utf-8')):08x}"
+def _checksum(text: str) -> str:
+    """A fix's title, or its file's name, in eight hex digits."""
+    return f"{zlib.crc32(text.encode('utf-8')):08x}"
 
 
 def _fix_id(file: ProjectFile, start: Position, end: Position, position: int, title: str) -> str:
