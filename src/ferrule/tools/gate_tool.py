@@ -25,6 +25,7 @@ from ferrule.conform.policy import Policy
 from ferrule.conform.rules import RULES
 from ferrule.mcp import ToolOutput
 from ferrule.project import BadRequest, FerruleError, ProjectRoot, WorkspaceUnloadable
+from ferrule.relay.ops.context import plural
 from ferrule.tools.descriptors import GATE_MAX_DEFAULT, RUST_CHECK
 from ferrule.tools.reports import error_output
 
@@ -44,10 +45,6 @@ def _selection(root: ProjectRoot, paths: Iterable[str]) -> list[str]:
                              "name .rs files or directories (e.g. `src`), or leave `paths` out for the whole project")
         chosen.append(file.rel + "/" if file.path.is_dir() else file.rel)
     return chosen
-
-
-def _count(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def _sections(findings: list[Reported]) -> tuple[tuple[str, list[Reported]], ...]:
@@ -71,7 +68,7 @@ def render_gate(answer: dict[str, Any], findings: list[Reported], limit: int | N
     scope = f" over {', '.join(answer['paths'])}" if answer["paths"] else ""
     verdict = "passed" if answer["passed"] else "FAILED"
     lines = [f"policy gate {verdict}{scope}: {c['new']} new, {c['baselined']} baselined, {c['warnings']} "
-             f"warnings ({_count(c['files'], 'file')}, {_count(c['lines'], 'line')} checked)"]
+             f"warnings ({plural(c['files'], 'file')}, {plural(c['lines'], 'line')} checked)"]
     room = len(findings) if limit is None else limit
     for title, rows in _sections(findings):
         if rows:

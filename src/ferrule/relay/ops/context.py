@@ -155,10 +155,10 @@ class OpContext:
 
 
 def plural(count: int, word: str) -> str:
-    """`1 line`, `87 lines`, `3 fixes`: counts in messages and reports."""
+    """`1 line`, `1,087 lines`, `3 fixes`: counts in messages and reports."""
     if count == 1:
         return f"{count} {word}"
-    return f"{count} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{count} {word}s"
+    return f"{count:,} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{count:,} {word}s"
 
 
 def _not_loaded_yet(client: LspClient, error: ResponseError) -> bool:
