@@ -77,6 +77,22 @@ class Peer:
             self._read(deadline)
         return self.answers[msg_id]
 
+    def wait_for(self, ready: Any) -> None:
+        """Read until `ready()` holds (it looks at what was collected)."""
+        deadline = time.monotonic() + BOUND
+        while not ready():
+            self._read(deadline)
+
+    def batch_answers(self, ids: set[Any]) -> dict[Any, Any]:
+        """The answers to a batch's members, by id, once all of `ids` came: in the batch's array, or
+        alone (a member that runs off the read loop answers on its own)."""
+        def seen() -> dict[Any, Any]:
+            inside = {a["id"]: a for note in self.notifications if isinstance(note, list) for a in note}
+            return inside | {i: self.answers[i] for i in ids if i in self.answers}
+
+        self.wait_for(lambda: ids <= seen().keys())
+        return seen()
+
     def wait_notification(self, predicate: Any) -> Any:
         deadline = time.monotonic() + BOUND
         while True:
@@ -139,6 +155,23 @@ def transcript(peer: Peer) -> dict[str, Any]:
     logs = [n["params"] for n in peer.notifications if n.get("method") == "notifications/message"]
     asked = [n for n in peer.notifications if "id" in n]  # requests from the server
     return {"answers": answers, "progress": progress, "logs": logs, "asked": asked}
+
+
+def blocked_sync_tool_session(peer: Peer) -> dict[str, Any]:
+    """A sync tool (`wait_release`) blocks, as on its SDK's worker thread: a ping and another call
+    (`point`) are answered meanwhile; once cancelled, its call is never answered, though its body goes
+    on to the end (`release` lets it)."""
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "direct", "version": "0"}}))
+    peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    peer.send(call(2, "wait_release", {}))
+    peer.ask(req(3, "ping"))
+    peer.ask(call(4, "point", {"x": 1}))
+    peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}})
+    peer.ask(call(5, "release", {}))
+    peer.send(call(6, "wait_release", {}))  # the event stays set: this one returns at once
+    peer.wait_answer(6)
+    return transcript(peer)
 
 
 def normalise(msg: dict[str, Any]) -> dict[str, Any]:

@@ -41,7 +41,11 @@ class ReadTurns:
         # Read-only outside this class.
         self.holder: int | None = None
         self.ended = False  # a plain attribute: the read loop tests it on every read
-        self._beside = 0  # jobs running with the turn handed on
+        # The threads running a job with the turn handed on (a thread runs one at a time). A set's
+        # add and discard are atomic, so counting costs no lock on every job; `wait_beside` asks to
+        # be told when the last ends by setting `_draining`.
+        self._beside: set[int] = set()
+        self._draining = False
         self._handed_at = 0.0  # when the turn was last handed on
         self._followers: list[threading.Thread] = []
         self._following = False  # a follower was started or recalled and has not taken the turn yet
@@ -57,7 +61,7 @@ class ReadTurns:
 
     @property
     def can_hand_on(self) -> bool:
-        return self._beside < self._limit
+        return len(self._beside) < self._limit
 
     def run(self) -> None:
         """Take turns until the channel ends (on the thread that serves it, and on each follower)."""
@@ -106,8 +110,8 @@ class ReadTurns:
     def beside(self, job: Callable[..., T], *args: Any) -> T:
         """`job(*args)` with the turn handed on, by the thread holding it; the turn is taken back after."""
         self.holder = None
-        with self._done:
-            self._beside += 1
+        me = get_ident()
+        self._beside.add(me)
         self._handed_at = time.monotonic()
         self._turn.release()
         if self._watch is None:
@@ -124,13 +128,14 @@ class ReadTurns:
             finished = True
             raise
         finally:
-            with self._done:
-                self._beside -= 1
-                self._done.notify_all()
+            self._beside.discard(me)
+            if self._draining:
+                with self._done:
+                    self._done.notify_all()
             if not finished:
                 self._end()  # stopped from outside, mid-job: leave the turn to nobody
             elif self._turn.acquire(blocking=False):
-                self.holder = get_ident()
+                self.holder = me
             else:  # a follower holds the turn: this thread parks once back in `run`
                 with self._park:
                     self._parked += 1
@@ -152,7 +157,8 @@ class ReadTurns:
 
     def wait_beside(self, timeout: float | None = None) -> None:
         with self._done:
-            self._done.wait_for(lambda: self._beside == 0, timeout)
+            self._draining = True  # before the test: a job ending after it finds the flag and tells
+            self._done.wait_for(lambda: not self._beside, timeout)
 
     def _stop_watching(self, timeout: float | None) -> None:
         self._end()

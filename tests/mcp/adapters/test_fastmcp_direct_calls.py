@@ -18,6 +18,7 @@ import pytest
 from testkit.dropin import (
     TEXTS,
     Peer,
+    blocked_sync_tool_session,
     call,
     calls_seen_by_the_apps_middleware,
     ferrule_command,
@@ -104,25 +105,9 @@ def test_direct_answers_match_fastmcp(revision):
         assert answers[11]["structuredContent"] == {"x": 1, "y_value": 2}  # fastmcp dumps by field name
 
 
-def blocked_session(peer: Peer) -> dict[str, Any]:
-    """A sync tool blocks its worker thread: a ping and other calls are answered meanwhile; once
-    cancelled, its call is never answered, though its body goes on to the end."""
-    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                   "clientInfo": {"name": "direct", "version": "0"}}))
-    peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    peer.send(call(2, "wait_release", {}))
-    peer.ask(req(3, "ping"))
-    peer.ask(call(4, "point", {"x": 1}))
-    peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}})
-    peer.ask(call(5, "release", {}))
-    peer.send(call(6, "wait_release", {}))  # the event stays set: this one returns at once
-    peer.wait_answer(6)
-    return transcript(peer)
-
-
 def test_a_blocked_sync_tool_holds_nothing_up_and_a_cancelled_one_is_not_answered():
-    theirs = blocked_session(Peer(sdk_command(APP)))
-    ours = blocked_session(Peer(ferrule_command(f"{APP}.py")))
+    theirs = blocked_sync_tool_session(Peer(sdk_command(APP)))
+    ours = blocked_sync_tool_session(Peer(ferrule_command(f"{APP}.py")))
     assert ours == theirs
     assert 2 not in ours["answers"] and ours["answers"][6]["result"]["content"][0]["text"] == "released"
 

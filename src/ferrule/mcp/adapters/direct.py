@@ -9,8 +9,8 @@ does nothing but hand the call on. Such a call is served here: the tool's own `f
 validates the arguments and converts the result, a `Context` is built as the kernel builds it for a
 tool that asks for one, the failures are wrapped and logged as `Tool.run` and
 `MCPServer._handle_call_tool` do, and the kernel's own `_serialize` shapes the wire form. A sync
-tool that takes no `Context` is called on the read loop (no worker thread); an async tool is awaited
-on the event loop. Everything else (a sync tool taking `Context`, another era, unusual params, a
+tool that takes no `Context` runs where the SDK's worker thread would, off the read loop (sdk.py);
+an async tool is awaited on the event loop. Everything else (a sync tool taking `Context`, another era, unusual params, a
 subclass overriding the call path, extensions, middleware of the app's own) goes through the kernel
 as before.
 
@@ -70,7 +70,7 @@ _PASS_THROUGH = (OpenTelemetryMiddleware, RequestStateBoundary)
 class ToolPlan:
     """A direct-callable tool and what its call and result conversion need, looked up once."""
 
-    __slots__ = ("tool", "name", "fn", "validate", "arg_model", "json_keys", "dump_names", "context_kwarg", "inline",
+    __slots__ = ("tool", "name", "fn", "validate", "arg_model", "json_keys", "dump_names", "context_kwarg", "threaded",
                  "output_model", "adapter", "wrap", "texts")
 
     def __init__(self, tool: Tool) -> None:
@@ -90,7 +90,7 @@ class ToolPlan:
         stock = getattr(self.arg_model, "model_dump_one_level", None) is ArgModelBase.model_dump_one_level
         self.validate = self._validate if stock else metadata.validate_arguments
         self.context_kwarg = tool.context_kwarg
-        self.inline = not tool.is_async  # a sync tool (never one taking Context) runs on the read loop
+        self.threaded = not tool.is_async  # a sync tool (never one taking Context): where the SDK's worker thread runs it
         self.output_model = metadata.output_model if metadata.output_schema is not None else None
         self.adapter = None if self.output_model is None else metadata._output_adapter(self.output_model)
         self.wrap = metadata.wrap_output

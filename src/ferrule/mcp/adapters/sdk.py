@@ -14,10 +14,11 @@ is served statelessly (the SDK's envelope ladder, then a born-ready connection, 
 loop does); every other request belongs to the one handshake-era connection of the process.
 `initialize` is handled before the next line is read (the SDK also runs it inline), and the revision
 it negotiated is recorded for the read loop's batch rule; a `tools/call` that the app's direct route
-takes (an MCPServer's tool, direct.py) is answered on the read loop for a sync tool and on the lane
-for an async one (a fastmcp app's sync tool, fastdirect.py: off the main thread, where the reading
-then runs, or on the main thread for one fastmcp runs on its event loop); every other request and notification runs on the async
-lane, concurrently. The app's stderr is not captured: most of its work runs beside the read loop,
+takes (an MCPServer's tool, direct.py; a fastmcp app's, fastdirect.py) runs a sync tool where the
+SDK's worker thread would, off the read loop (on the thread that read the call, the reading handed
+on), and an async one on the lane (a fastmcp tool that fastmcp runs on its event loop: on the main
+thread, where the reading then does not run); every other request and notification runs on the
+async lane, concurrently. The app's stderr is not captured: most of its work runs beside the read loop,
 so it goes to the host's log as it is written.
 
 Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
@@ -64,7 +65,7 @@ __all__ = ["SdkServer"]
 _STDIO = TransportContext(kind="stdio", can_send_request=False)
 _DUPLEX = TransportContext(kind="stdio", can_send_request=True)
 Lifespan = Callable[[], AbstractAsyncContextManager[Any]]
-_WORKERS = 40  # as many worker threads as anyio's default limiter lets fastmcp run at once
+_WORKERS = 40  # as many worker threads as anyio's default limiter lets the SDKs run at once
 _UNSET = object()
 
 
@@ -128,7 +129,7 @@ class SdkServer(Server):
     `fast` does the same for a fastmcp app (fastdirect.py)."""
 
     session_capture = False  # the app's work runs on the lane, beside the read loop: its stderr passes live
-    beside_limit = _WORKERS  # a fastmcp app's sync tools on reading threads at once, as on worker threads
+    beside_limit = _WORKERS  # sync tools on reading threads at once, as on the SDKs' worker threads
 
     def __init__(
         self, app: LowLevelServer[Any], lifespans: list[Lifespan], *, label: str, direct: DirectTools | None = None,
@@ -140,8 +141,8 @@ class SdkServer(Server):
         self._init_options = init_options
         self._direct = direct
         self._fast = fast
-        self._workers: ToolThreads | None = None  # a fastmcp app's sync tools, as its worker threads run them
-        self._in_thread: dict[Any, bool] = {}  # request id -> cancelled, for the calls on a worker thread
+        self._workers: ToolThreads | None = None  # sync tools on the direct routes, as the SDKs' worker threads run them
+        self._in_thread: dict[Any, bool] = {}  # request id -> cancelled, for the sync calls off the read loop
         self._main_jobs = MainThreadJobs()  # a fastmcp app's tools that run on its event loop's thread
         self._lifespans = [*lifespans, lambda: app.lifespan(app)]
         self._outbound = _Outbound(self)
@@ -165,7 +166,7 @@ class SdkServer(Server):
             self._direct = None
         if self._fast is not None and not self._fast.usable():
             self._fast = None
-        if self._fast is not None:
+        if self._fast is not None or self._direct is not None:
             self._workers = ToolThreads(_WORKERS, self.write, log_exception)
 
     async def _hold_lifespans(self, entered: Future[Any]) -> None:
@@ -232,8 +233,9 @@ class SdkServer(Server):
         if method == "tools/call" and self._direct is not None and not (params and is_stateless(method, params)):
             assert self._legacy is not None
             plan = self._direct.plan(self._legacy, params)
-            if plan is not None and plan.inline:
-                return self._call_inline(msg_id, plan, params)
+            if plan is not None and plan.threaded:
+                self._off_the_loop(msg_id, partial(self._answer_direct, msg_id, plan, params))
+                return None
         elif method == "tools/call" and self._fast is not None and not (params and is_stateless(method, params)):
             assert self._legacy is not None
             fast = self._fast.plan(self._legacy, params)
@@ -242,8 +244,8 @@ class SdkServer(Server):
         self.lane.submit(msg_id, self._respond(msg_id, method, params, plan))
         return None
 
-    def _call_inline(self, msg_id: Any, plan: ToolPlan, params: Any) -> bytes:
-        """A sync tool's call on the direct route, answered here on the read loop."""
+    def _answer_direct(self, msg_id: Any, plan: ToolPlan, params: Any) -> bytes:
+        """A sync tool's call on an MCPServer app's direct route."""
         assert self._direct is not None and self._legacy is not None
         try:
             return _answer_line(msg_id, self._direct.call(self._legacy, plan, params))
@@ -251,22 +253,27 @@ class SdkServer(Server):
             return error_line(msg_id, _error_data(exc, modern=False).model_dump(mode="json", exclude_none=True))
 
     def _call_fast(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes | None:
-        """A fastmcp tool's call on the direct route. Where fastmcp runs the tool on a thread of its
-        own: on the thread that read the call (never the main one, see `serve_turns`), with the
-        reading handed on, when the call ends a read; else on a worker thread; either writes its
-        answer. Where fastmcp runs it on its event loop: on the main thread, the reading waiting."""
+        """A fastmcp tool's call on the direct route: off the loop where fastmcp runs the tool on a
+        thread of its own; where it runs it on its event loop, on the main thread, the reading waiting."""
         if not plan.threaded:
             return self._main_jobs.run(partial(self._answer_fast, msg_id, plan, params))
-        assert self._workers is not None
-        self._in_thread[msg_id] = False
-        if not self.run_beside(partial(self._answer_threaded, msg_id, plan, params)):
-            self._workers.submit(self._answer_threaded, msg_id, plan, params)
+        self._off_the_loop(msg_id, partial(self._answer_fast, msg_id, plan, params))
         return None
 
-    def _answer_threaded(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes | None:
-        answer = self._answer_fast(msg_id, plan, params)
-        if not self._in_thread.pop(msg_id, False):  # a cancelled call is not answered, as under fastmcp
-            return answer
+    def _off_the_loop(self, msg_id: Any, answer: Callable[[], bytes]) -> None:
+        """A sync tool's call where its SDK would hand it to a worker thread: on the thread that read
+        it, with the reading handed on, when the call ends a read; else on a worker thread. Either
+        writes the answer, unless the call was cancelled meanwhile. So a slow tool holds up no ping
+        and no other call, as under the SDK."""
+        assert self._workers is not None
+        self._in_thread[msg_id] = False
+        if not self.run_beside(partial(self._unless_cancelled, msg_id, answer)):
+            self._workers.submit(self._unless_cancelled, msg_id, answer)
+
+    def _unless_cancelled(self, msg_id: Any, answer: Callable[[], bytes]) -> bytes | None:
+        line = answer()
+        if not self._in_thread.pop(msg_id, False):  # a cancelled call is not answered, as under the SDK
+            return line
         return None
 
     def _answer_fast(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes:

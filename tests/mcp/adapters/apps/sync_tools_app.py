@@ -3,6 +3,7 @@ straight from the tool registry must match the SDK's own answers), and an async 
 stderr."""
 
 import sys
+import threading
 from typing import Annotated, Any, TypedDict
 
 from mcp.server.mcpserver import MCPServer
@@ -130,6 +131,23 @@ def text_upper(value: str) -> Annotated[str, AfterValidator(str.upper)]:
 def text_or_none(value: str) -> str | None:
     """A text under a union."""
     return value or None
+
+
+released = threading.Event()
+
+
+@mcp.tool()
+def wait_release() -> str:
+    """Blocks until `release` is called (the SDK runs it on a worker thread)."""
+    released.wait()
+    return "released"
+
+
+@mcp.tool()
+def release() -> str:
+    """Lets `wait_release` return."""
+    released.set()
+    return "releasing"
 
 
 if __name__ == "__main__":
