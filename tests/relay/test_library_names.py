@@ -33,7 +33,31 @@ def session(tmp_path_factory, analyzer) -> Iterator[SyncSession]:
     ("Ord", "core/src/cmp.rs", "trait Ord: "),  # past 128 fuzzy matches of `ord` (`OrderId`, `word`, ...)
     ("std::cmp::Ord", "core/src/cmp.rs", "trait Ord: "),
     ("HashMap", "std/src/collections/hash/map.rs", "pub struct HashMap<"),  # not std's own `hashbrown`'s
+    # not listed by the analyzer's symbol search: a primitive and its methods, found as code names them
+    ("str::len", "core/src/str/mod.rs", "fn len(&self) -> usize"),
+    ("slice::len", "core/src/slice/mod.rs", "fn len(&self) -> usize"),  # the docs' name for `[T]`
+    ("f64::sqrt", "std/src/num/f64.rs", "fn sqrt(self) -> f64"),
+    ("u32", "core/src/primitive_docs.rs", "mod prim_u32"),
+    # listed at the macro that makes it (`macro_rules! uint_impl`): the item in the macro's body
+    ("u32::checked_add", "core/src/num/uint_macros.rs", "fn checked_add(self, rhs: Self) -> Option<Self>"),
 ])
 def test_a_path_names_one_item_in_the_project_or_its_libraries(session, symbol, file, line_text):
     [found] = session.call("definition", {"symbol": symbol})["locations"]
     assert found["file"] == file and line_text in found["text"], found
+
+
+def test_a_path_found_as_code_names_it_leaves_the_crate_root_as_it_was(session):
+    """The line that names the path is shown to the analyzer for one request, never written, and gone
+    from what the analyzer sees afterwards."""
+    lib = session.session.root.path / "src" / "lib.rs"
+    before, outline = lib.read_bytes(), session.call("symbols", {"file": "src/lib.rs"})
+    [found] = session.call("definition", {"symbol": "str::is_char_boundary"})["locations"]
+    assert found["file"] == "core/src/str/mod.rs"
+    assert lib.read_bytes() == before
+    assert session.call("symbols", {"file": "src/lib.rs"}) == outline  # no `const _` left behind
+    assert session.call("validate", {"file": "src/lib.rs"})["diagnostics"] == []
+
+
+def test_a_path_nothing_names_is_still_refused_with_the_closest_names(session):
+    with pytest.raises(Exception, match="no symbol named `nothing_at_all`"):
+        session.call("definition", {"symbol": "u32::nothing_at_all"})

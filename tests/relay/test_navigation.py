@@ -334,3 +334,26 @@ def test_implementations_made_by_a_derive_name_their_trait(tmp_path, analyzer):
     report = render_locations(found, {"symbol": "UnknownSku"})
     assert "src/orders/pricing.rs:8:9  (#[derive(Debug)])" in report
     assert "src/orders/pricing.rs:8:16  (#[derive(PartialEq)])" in report
+
+
+def test_a_derive_after_another_attribute_in_a_cfg_attr_or_over_lines_names_its_trait_too(tmp_path, analyzer):
+    crate = tmp_path / "attrs"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "attrs"\nversion = "0.1.0"\nedition = "2021"\n')
+    (crate / "src" / "lib.rs").write_text(
+        "#[repr(C)] #[derive(Debug, Clone)]\n"
+        "pub struct Packed { pub x: u8 }\n"
+        "#[cfg_attr(all(), derive(Debug))]\n"
+        "pub struct Switched;\n"
+        "#[derive(Debug)] pub struct Inline; impl Default for Inline { fn default() -> Self { Inline } }\n"
+        "#[derive(\n    Debug,\n    Clone,\n)]\n"
+        "pub struct Spread;\n")
+    with live_session(crate) as live:
+        packed, switched, inline, spread = (live.call("implementations", {"symbol": name})["locations"]
+                                            for name in ("Packed", "Switched", "Inline", "Spread"))
+    assert sorted((loc["line"], loc.get("derive")) for loc in packed) == [(1, "Clone"), (1, "Debug")]
+    assert [(loc["line"], loc.get("derive")) for loc in switched] == [(3, "Debug")]
+    assert sorted((loc["line"], loc.get("derive")) for loc in spread) == [(7, "Debug"), (8, "Clone")]
+    # on one line, the derive's trait is named; the `impl` after it is no derive's
+    assert sorted((loc["character"], loc.get("derive")) for loc in inline)[0] == (9, "Debug")
+    assert len(inline) == 2 and [loc for loc in inline if loc["character"] > 20][0].get("derive") is None

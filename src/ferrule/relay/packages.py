@@ -77,6 +77,19 @@ class Packages:
         package = _owner(packages, rel) if packages is not None else None
         return package.name.replace("-", "_") if package is not None else None
 
+    async def crate_root(self, timeout: float = METADATA_TIMEOUT_S) -> str | None:
+        """The root-relative root file of one of the project's crates (a library's, else a binary's; no
+        build script's), for a line of code written to ask the analyzer about a path; cargo's layout
+        conventions when cargo cannot say; None when there is none."""
+        packages = await self._current(timeout)
+        if packages is not None:
+            roots = [target.root for package in packages for target in package.targets if target.modules_below]
+            return roots[0] if roots else None
+        for convention in ("src/lib.rs", "src/main.rs"):
+            if (self.root.path / convention).is_file():
+                return convention
+        return None
+
     async def dependencies(self, timeout: float = METADATA_TIMEOUT_S) -> frozenset[str] | None:
         """The crates the project's manifests name as dependencies, as code names them (`regex_syntax`);
         None when cargo cannot say."""

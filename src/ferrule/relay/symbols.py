@@ -5,8 +5,10 @@ A name or a path (`orders::pricing::Order::total`, `Pricing`, `Order::total`): t
 name, searched exactly; the segments before it must appear, in order, in the candidate's path (its
 module path from its file, then its container; a library's starts with its crate, `core::cmp`).
 `use` re-exports give way to what they re-export, a derive macro to its trait, and, for a bare name,
-an enum variant or a field to the item it is named after. One match is the answer; several are a
-`protocol` error listing them; none suggests the closest names.
+an enum variant or a field to the item it is named after. What the search does not list (a
+primitive and its methods, `str::len`) or lists at the macro that makes it is found as code names it
+(`_as_written`). One match is the answer; several are a `protocol` error listing them; none suggests
+the closest names.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ferrule.relay import mapping
 from ferrule.relay.doc_examples import mentions
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import TargetParams
-from ferrule.relay.places import Places
+from ferrule.relay.places import Places, lsp_locations
 from ferrule.relay.results import DocExamples
 
 CANDIDATES_SHOWN = 10  # in an ambiguity's message
@@ -33,6 +35,7 @@ _IMPL_LABEL = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?:(.*?)\s+for\
 _TYPE_NAME = re.compile(r"(?:[\w:]+::)?(\w+)")
 _WORD_END = re.compile(r"\w*$")
 _WORD_START = re.compile(r"\w*")
+_SPELLED_IN_CODE = {"slice": "<[_]>"}  # `slice::len`, as the docs name it: the primitive has no path
 _USE_LIST_LINES = 40  # how far above a name its `use` item may start
 _FUNCTION = 12  # the protocol's SymbolKind: rust-analyzer gives macros this kind too
 _MEMBERS = frozenset({8, 22})  # Field, EnumMember
@@ -43,10 +46,16 @@ AMBIGUOUS_RECIPE = "qualify the name with its type or module (e.g. `Order::total
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where an op looks: a document and a position in the analyzer's own encoding."""
+    """Where an op looks: a document and a position in the analyzer's own encoding. `found`, for a
+    place a symbol was resolved to, is the range of the name there: the definition itself."""
 
     uri: str
     position: dict[str, int]
+    found: dict[str, Any] | None = None
+
+    @staticmethod
+    def of(uri: str, lsp_range: dict[str, Any]) -> Target:
+        return Target(uri, lsp_range["start"], lsp_range)
 
 
 def split_path(spec: str) -> list[str]:
@@ -131,7 +140,13 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     matching = _preferred(matching, bare=len(segments) == 1)
     if len(matching) == 1:
         location = matching[0]["location"]
-        return Target(location["uri"], location["range"]["start"])
+        if _spells_another(places, location, name):  # a macro made it: where the analyzer expands it
+            return await _as_written(ctx, places, segments) or Target.of(location["uri"], location["range"])
+        return Target.of(location["uri"], location["range"])
+    if not matching:  # not a listed item (`u32`, `str::len`): the path as code names it
+        written = await _as_written(ctx, places, segments)
+        if written is not None:
+            return written
     if matching:
         shown = [_described(places, s) for s in matching[:CANDIDATES_SHOWN]]
         rest = len(matching) - len(shown)
@@ -146,6 +161,55 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     close = difflib.get_close_matches(name, sorted({str(s.get("name")) for s in found}), n=SUGGESTIONS, cutoff=0.5)
     hint = f"; closest names: {', '.join(close)}" if close else ""
     raise BadRequest(f"no symbol named `{name}` in the workspace or its libraries{hint}", _SEGMENT_RECIPE)
+
+
+async def _as_written(ctx: OpContext, places: Places, segments: list[str]) -> Target | None:
+    """Where the analyzer resolves the path when code names it: a line naming it is shown appended to
+    a crate root for one `definition` request (never written; later lines keep their places). For
+    what the symbol search does not list (a primitive, `u32`; a primitive's methods, `str::len`) or
+    lists at the macro that makes it (`u32::checked_add` at `macro_rules! uint_impl`). None when no
+    crate root can be read, the path is a macro's or not ASCII, or the analyzer resolves nothing."""
+    first = _SPELLED_IN_CODE.get(segments[0], segments[0]) if len(segments) > 1 else segments[0]
+    path = "::".join([first, *segments[1:]])
+    if not path.isascii() or path.endswith("!"):
+        return None
+    host = await ctx.packages.crate_root()
+    if host is None:
+        return None
+    try:
+        file = ctx.root.file(host)
+        text = ctx.documents.text(file, None)
+    except BadRequest:
+        return None
+    # an anonymous const names nothing (nothing to warn of, nothing to clash with); a bare name as a
+    # type (`u32`), a path as a value (`str::len`, `Vec::new`)
+    line = f"const _: () = {{ let _: {path}; }};" if len(segments) == 1 else f"const _: () = {{ let _ = {path}; }};"
+    content = text + ("\n" if text and not text.endswith("\n") else "") + line + "\n"
+    position = {"line": content.count("\n") - 1, "character": line.rindex(segments[-1])}  # ASCII: any encoding
+    uri = ctx.documents.uri(file.rel)
+    with ctx.documents.showing(ctx.client, file, content) as shown:
+        answer = await ctx.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": position},
+                                   shown.prepare if shown.active else None)
+    found = [(at, lsp_range) for at, lsp_range in lsp_locations(answer)
+             if at != uri or lsp_range["start"]["line"] != position["line"]]
+    if not found:
+        return None
+    # the item itself before the macro call that makes it (`uint_impl! {` for `u32::checked_add`)
+    at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, segments[-1])),
+                         found[0])
+    return Target.of(at, lsp_range)
+
+
+def _spells_another(places: Places, location: dict[str, Any], name: str) -> bool:
+    """Whether the one-line range of a location spells a name other than `name` (the symbol was made
+    by a macro, and its place is the macro's); False when it cannot tell."""
+    start, end = location["range"]["start"], location["range"]["end"]
+    _, _, index, _ = places.file(location["uri"])
+    if index is None or start["line"] != end["line"] or not 0 <= start["line"] < index.line_count:
+        return False
+    text = index.line(start["line"]).encode("utf-8")
+    spelled = text[places.column(index, start["line"], start["character"]):places.column(index, end["line"], end["character"])]
+    return bool(spelled) and spelled.decode("utf-8", "replace") != name
 
 
 async def _members(ctx: OpContext, qualifiers: list[str], name: str) -> list[dict[str, Any]]:

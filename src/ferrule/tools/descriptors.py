@@ -310,7 +310,8 @@ _SYMBOL = {
     "type": "string",
     "description": (
         "What to look at, by name instead of a position: a name or a path, e.g. \"Pricing\", "
-        "\"Order::total\" or \"orders::pricing::Order::total\". When several items carry the name, the "
+        "\"Order::total\" or \"orders::pricing::Order::total\"; the standard library's too, primitives "
+        "included (\"Vec::push\", \"str::len\", \"u32\"). When several items carry the name, the "
         "answer lists them with their files and lines: qualify it, or pass file, line and character."
     ),
 }

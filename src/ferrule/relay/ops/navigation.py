@@ -6,8 +6,10 @@ Every answer is bounded: at most `max` items (a default when absent), and `more`
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
+from ferrule.fastframe import LineIndex
 from ferrule.project import BadRequest
 from ferrule.relay.mapping import symbol_kind
 from ferrule.relay.ops.context import OpContext
@@ -66,31 +68,38 @@ async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
 
 
 async def definition(ctx: OpContext, params: DefinitionParams) -> LocationsResult:
-    return await _locations(ctx, params, "textDocument/definition", NAVIGATION_MAX_DEFAULT)
+    return await _locations(ctx, params, "textDocument/definition", NAVIGATION_MAX_DEFAULT, itself=True)
 
 
-_DERIVE_LINE = re.compile(r"\s*#\[derive\(")
 _TRAIT_PATH = re.compile(r"[\w:]+")
+_DERIVE_LIST_LINES = 40  # how far above a trait's name its derive list may open
 
 
 async def implementations(ctx: OpContext, params: ImplementationsParams) -> LocationsResult:
-    result = await _locations(ctx, params, "textDocument/implementation", params.max or NAVIGATION_MAX_DEFAULT)
-    for location in result["locations"]:
-        _name_derived(location)
-    return result
+    return await _locations(ctx, params, "textDocument/implementation", params.max or NAVIGATION_MAX_DEFAULT,
+                            annotate=_name_derived)
 
 
-def _name_derived(location: Location) -> None:
+def _name_derived(location: Location, index: LineIndex | None) -> None:
     """An implementation a `#[derive(...)]` makes is placed on the trait's name in the attribute, and
-    the line reads the same for each trait it derives: `derive` names the one this place stands for."""
-    text = location["text"]
-    if location["line"] != location["end_line"] or not _DERIVE_LINE.match(text):
+    the line reads the same for each trait it derives: `derive` names the one this place stands for.
+    The attribute may follow another on its line, sit in a `cfg_attr`, or spread over lines."""
+    if location["line"] != location["end_line"]:
         return
-    raw = text[:LINE_TEXT_MAX].encode()  # a long line's text is cut: a place past the cut is not in it
+    raw = location["text"][:LINE_TEXT_MAX].encode()  # a long line's text is cut: a place past the cut is not in it
     start, end = location["character"], location["end_character"]
     name = raw[start:end].decode("utf-8", "replace") if start < end <= len(raw) else ""
-    if _TRAIT_PATH.fullmatch(name):
-        location["derive"] = name
+    if not _TRAIT_PATH.fullmatch(name):
+        return
+    before = raw[:start]
+    if b"derive(" not in before and index is not None:  # a list over several lines: its start above
+        line = location["line"] - 1
+        above = (index.line(n) for n in range(max(0, line - _DERIVE_LIST_LINES), line))
+        before = "\n".join(above).encode() + b"\n" + before
+    opened = before.rfind(b"derive(")
+    if opened < 0 or before.rfind(b")") > opened or b"#[" not in before[:opened]:
+        return  # not inside a derive's list (an impl after `#[derive(Debug)] struct X;` on one line)
+    location["derive"] = name
 
 
 async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResult:
@@ -119,13 +128,21 @@ async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResu
 
 
 async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsParams, method: str,
-                     limit: int) -> LocationsResult:
+                     limit: int, *, itself: bool = False,
+                     annotate: Callable[[Location, LineIndex | None], None] | None = None) -> LocationsResult:
+    """The analyzer's answer to `method` at the op's place; `itself`: the place a symbol was resolved
+    to answers when the analyzer says nothing there; `annotate` adds to a location from its file's text."""
     place = await target(ctx, params)
     answer = await ctx.request(method, {"textDocument": {"uri": place.uri}, "position": place.position})
     places = Places(ctx)
     # in file order, not the analyzer's, which differs from one run to the next
     found = sorted(lsp_locations(answer), key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
+    if not found and itself and place.found is not None:
+        found = [(place.uri, place.found)]  # a name in a macro's body, where the analyzer answers nothing
     located = [places.location(uri, lsp_range) for uri, lsp_range in found[:limit]]
+    if annotate is not None:
+        for location, (uri, _) in zip(located, found, strict=False):
+            annotate(location, places.file(uri)[2])
     result: LocationsResult = {"locations": located, "more": max(0, len(found) - limit)}
     return ctx.mark(result)
 
