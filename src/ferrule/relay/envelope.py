@@ -31,9 +31,10 @@ _FRAME_RECIPE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Request:
-    """A checked request. `file` is the canonical root-relative file the op touches (its ordering key)."""
+    """A checked request, read-only by convention (as the typed params it holds, which do not hash).
+    `file` is the canonical root-relative file the op touches (its ordering key)."""
 
     id: RequestId
     op: str
