@@ -336,18 +336,34 @@ def test_implementations_made_by_a_derive_name_their_trait(tmp_path, analyzer):
     assert "src/orders/pricing.rs:8:16  (#[derive(PartialEq)])" in report
 
 
+def test_a_path_several_items_match_names_the_one_code_means_by_it(tmp_path, analyzer):
+    """`Meter::value` in code is the inherent method, not the trait's (Rust's own rule); two `Thing`s
+    in two modules, neither in scope at the crate root, stay ambiguous."""
+    crate = _crate(tmp_path, "paths", (
+        "pub struct Meter(pub f64);\n"
+        "impl Meter { pub fn value(&self) -> f64 { self.0 } }\n"
+        "pub trait Measure { fn value(&self) -> f64; }\n"
+        "impl Measure for Meter { fn value(&self) -> f64 { self.0 * 2.0 } }\n"
+        "pub mod a { pub struct Thing; impl Thing { pub fn make() -> Self { Thing } } }\n"
+        "pub mod b { pub struct Thing; impl Thing { pub fn make() -> Self { Thing } } }\n"))
+    with live_session(crate) as live:
+        [inherent] = live.call("definition", {"symbol": "Meter::value"})["locations"]
+        [declared] = live.call("definition", {"symbol": "Measure::value"})["locations"]
+        with pytest.raises(BadRequest, match="ambiguous: 2 matches"):
+            live.call("definition", {"symbol": "Thing::make"})
+    assert (inherent["line"], inherent["text"]) == (2, "impl Meter { pub fn value(&self) -> f64 { self.0 } }")
+    assert declared["line"] == 3
+
+
 def test_a_derive_after_another_attribute_in_a_cfg_attr_or_over_lines_names_its_trait_too(tmp_path, analyzer):
-    crate = tmp_path / "attrs"
-    (crate / "src").mkdir(parents=True)
-    (crate / "Cargo.toml").write_text('[package]\nname = "attrs"\nversion = "0.1.0"\nedition = "2021"\n')
-    (crate / "src" / "lib.rs").write_text(
+    crate = _crate(tmp_path, "attrs", (
         "#[repr(C)] #[derive(Debug, Clone)]\n"
         "pub struct Packed { pub x: u8 }\n"
         "#[cfg_attr(all(), derive(Debug))]\n"
         "pub struct Switched;\n"
         "#[derive(Debug)] pub struct Inline; impl Default for Inline { fn default() -> Self { Inline } }\n"
         "#[derive(\n    Debug,\n    Clone,\n)]\n"
-        "pub struct Spread;\n")
+        "pub struct Spread;\n"))
     with live_session(crate) as live:
         packed, switched, inline, spread = (live.call("implementations", {"symbol": name})["locations"]
                                             for name in ("Packed", "Switched", "Inline", "Spread"))
@@ -357,3 +373,12 @@ def test_a_derive_after_another_attribute_in_a_cfg_attr_or_over_lines_names_its_
     # on one line, the derive's trait is named; the `impl` after it is no derive's
     assert sorted((loc["character"], loc.get("derive")) for loc in inline)[0] == (9, "Debug")
     assert len(inline) == 2 and [loc for loc in inline if loc["character"] > 20][0].get("derive") is None
+
+
+def _crate(tmp_path: Path, name: str, lib_rs: str) -> Path:
+    """A one-file library crate."""
+    crate = tmp_path / name
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text(f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n')
+    (crate / "src" / "lib.rs").write_text(lib_rs)
+    return crate

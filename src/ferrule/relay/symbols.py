@@ -147,6 +147,12 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
         written = await _as_written(ctx, places, segments)
         if written is not None:
             return written
+    elif qualifiers:  # several (an inherent method and a trait's): the one code means by the path
+        written = await _as_written(ctx, places, segments)
+        meant = [s for s in matching if written is not None and s["location"]["uri"] == written.uri
+                 and s["location"]["range"]["start"]["line"] == written.position["line"]]
+        if len(meant) == 1:
+            return Target.of(meant[0]["location"]["uri"], meant[0]["location"]["range"])
     if matching:
         shown = [_described(places, s) for s in matching[:CANDIDATES_SHOWN]]
         rest = len(matching) - len(shown)
