@@ -58,6 +58,24 @@ def test_a_path_found_as_code_names_it_leaves_the_crate_root_as_it_was(session):
     assert session.call("validate", {"file": "src/lib.rs"})["diagnostics"] == []
 
 
+@pytest.mark.parametrize(("symbol", "display"), [
+    ("Vec::push", "pub fn push(&mut self, value: T)"),
+    ("str::len", "pub const fn len(&self) -> usize"),
+    ("u32::checked_add", "pub const fn checked_add(self, rhs: Self) -> Option<Self>"),  # made by a macro
+    ("Quantity::new", "pub fn new("),  # the project's own
+])
+def test_the_type_of_a_name_is_its_signature_and_docs(session, symbol, display):
+    answer = session.call("type", {"symbol": symbol})
+    assert display in answer["display"] and answer["documentation"], answer
+
+
+def test_the_type_of_a_name_takes_no_content_and_needs_a_place(session):
+    with pytest.raises(Exception, match="not `symbol`"):
+        session.call("type", {"symbol": "Vec::push", "content": "fn main() {}"})
+    with pytest.raises(Exception, match="missing `symbol`, or `file` with `position`"):
+        session.call("type", {"file": "src/lib.rs"})
+
+
 def test_a_path_nothing_names_is_still_refused_with_the_closest_names(session):
     with pytest.raises(Exception, match="no symbol named `nothing_at_all`"):
         session.call("definition", {"symbol": "u32::nothing_at_all"})

@@ -33,8 +33,16 @@ def test_a_definition_by_name_prints_file_line_col_and_the_line(crate):
     assert done.stdout == "src/orders/pricing.rs:22:12: pub fn total(&self) -> u64 {\n"
 
 
+@pytest.mark.live
+def test_the_type_of_a_name_prints_its_signature_and_docs(crate):
+    done = ferrule("type", "--symbol", "Order::total", "-q", cwd=crate)
+    assert done.returncode == 0, done.stderr
+    assert "pub fn total(&self) -> u64" in done.stdout
+
+
 @pytest.mark.parametrize("args", [["definition"], ["definition", "src/lib.rs"], ["symbols"],
-                                  ["symbols", "src/lib.rs", "--query", "x"]])
+                                  ["symbols", "src/lib.rs", "--query", "x"], ["type"], ["type", "src/lib.rs"],
+                                  ["type", "src/lib.rs", "1", "1", "--symbol", "Order"]])
 def test_incomplete_commands_are_usage_errors_before_any_analyzer_starts(crate, args):
     done = ferrule(*args, "-q", cwd=crate)
     assert done.returncode == 2 and done.stderr.startswith(f"ferrule {args[0]}: ")

@@ -90,8 +90,8 @@ def test_unknown_op_lists_the_known_ops(root):
 
 
 @pytest.mark.parametrize("op, params, named", [
-    ("type", {"file": "src/lib.rs"}, ["missing `position`"]),
-    ("type", {"position": POS}, ["missing `file`"]),
+    ("complete", {"file": "src/lib.rs"}, ["missing `position`"]),
+    ("complete", {"position": POS}, ["missing `file`"]),
     ("complete", {"file": 5, "position": {"line": 0, "character": -1}, "max": -1, "prefix": 3},
      ["`file` must be a string", "`position.line`", "`position.character`", "`max`", "`prefix`"]),
     ("update", {"file": "src/lib.rs"}, ["missing `content`"]),

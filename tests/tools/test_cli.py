@@ -12,6 +12,7 @@ import time
 import orjson
 import pytest
 
+from ferrule.tools.descriptors import DESCRIPTORS
 from testkit.tools import DEMO_CRATE, alive, analyzer_pids, command_line, copy_crate
 
 HELLO = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -51,9 +52,12 @@ def test_help_names_the_tools_conventions_and_host_set_up():
     done = ferrule_mcp("--help")
     out = done.stdout.decode()
     assert done.returncode == 0
-    for needle in ("--root DIR", "--rust-analyzer PATH", "rust_validate", "rust_check", "1-based",
-                   "claude mcp add", ".vscode/mcp.json", ".cursor/mcp.json"):
+    for needle in ("--root DIR", "--rust-analyzer PATH", "1-based", "claude mcp add", ".vscode/mcp.json",
+                   ".cursor/mcp.json"):
         assert needle in out
+    listed = {line.split()[0] for line in out.splitlines() if line.startswith("  rust_")}
+    assert listed == set(DESCRIPTORS)  # every tool the server offers, none it does not
+    assert "{symbol?, file?, line?, character?, content?, doc_max?}" in out  # the arguments, as tools/list has them
 
 
 def test_a_root_that_is_not_a_directory_is_a_usage_error(tmp_path):

@@ -28,6 +28,9 @@ def test_find_and_change_code_by_name(tmp_path, analyzer):
         seen["search"] = await call("rust_symbols", {"query": "total"})
         seen["outline"] = await call("rust_symbols", {"file": "src/orders/pricing.rs"})
         seen["definition"] = await call("rust_definition", {"symbol": "Order::total"})
+        seen["type_of_name"] = await call("rust_type", {"symbol": "Order::total"})
+        seen["type_of_std"] = await call("rust_type", {"symbol": "str::split_once"})
+        seen["type_content_and_name"] = await call("rust_type", {"symbol": "Order::total", "content": ""})
         line, character = locate(report_text, "total()")
         seen["by_position"] = await call("rust_definition", {"file": "src/report.rs", "line": line,
                                                              "character": character})
@@ -56,6 +59,11 @@ def test_find_and_change_code_by_name(tmp_path, analyzer):
                                    "      pub fn total(&self) -> u64 {")
     assert definition.structured_content["locations"][0]["line"] == 22
     assert seen["by_position"].structured_content == definition.structured_content
+
+    type_of_name = text_of(seen["type_of_name"])
+    assert type_of_name.startswith("Order::total:\n") and "pub fn total(&self) -> u64" in type_of_name
+    assert "fn split_once<" in text_of(seen["type_of_std"])  # the standard library's, by name
+    assert seen["type_content_and_name"].is_error and "not `symbol`" in text_of(seen["type_content_and_name"])
 
     ambiguous = seen["ambiguous"]
     assert ambiguous.is_error and "src/report.rs:12" in text_of(ambiguous) and "src/orders/pricing.rs:22" in text_of(ambiguous)

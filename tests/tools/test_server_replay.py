@@ -278,7 +278,7 @@ def test_recipes_name_the_tools_and_arguments_of_this_face(tmp_path):
     (tmp_path / "conform.toml").write_text("max_file_lines = 'many'\n")
     # the errors as the relay raises them
     missing = _raised(lambda: Documents(root).disk_text(root.file("src/gone.rs")))
-    bad_params = _raised(lambda: parse_params("type", TypeParams, {"file": "a.rs"}, None))
+    bad_params = _raised(lambda: parse_params("type", TypeParams, {"file": 5}, None))
     policy = _raised(lambda: PolicySlot(tmp_path, announce=False).load())
     timeout = OpTimeout.for_op("type", 3000)
     (tmp_path / "src").mkdir()
@@ -291,13 +291,13 @@ def test_recipes_name_the_tools_and_arguments_of_this_face(tmp_path):
     reports = {i: answers[i]["result"]["content"][0]["text"] for i in range(1, 8)}
     recipes = {i: answers[i]["result"]["structuredContent"]["error"]["recipe"] for i in range(1, 8)}
     assert "rust_update" in recipes[1] and "`update`" not in reports[1]
-    assert recipes[2] == "call rust_type with {file, line, character, content?, doc_max?}"
+    assert recipes[2] == "call rust_type with {symbol?, file?, line?, character?, content?, doc_max?}"
     assert "call the tool again" in recipes[3] and "init" not in reports[3]
     assert "call rust_type again" in recipes[4]
     assert reports[4].startswith("rust_type failed: timeout: rust_type got no answer within its budget of 3000 ms")
     assert "src is a directory, not a file" in reports[5] and "e.g. `src/lib.rs`" in recipes[5]
     assert "`file`, `line` and `character`" in recipes[6] and "`position`" not in reports[6]
-    assert recipes[7] == "call rust_type with {file, line, character, content?, doc_max?}"
+    assert recipes[7] == "call rust_type with {symbol?, file?, line?, character?, content?, doc_max?}"
     for report in reports.values():  # no relay op or param the agent cannot send
         assert "timeout_ms" not in report and "docs/PROTOCOL.md" not in report and "init" not in report
         assert "ORACLE_PROTOCOL" not in report and "frames" not in report

@@ -46,8 +46,15 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     if name == "serve":
         return _configure_serve(parser)
-    parser.add_argument("file", metavar="FILE", help="a Rust source file of the project")
-    if name in ("type", "complete"):
+    if name == "type":  # a place, or a name: what agents know
+        parser.add_argument("file", metavar="FILE", nargs="?", help="a Rust source file of the project")
+        parser.add_argument("line", metavar="LINE", type=_positive_int, nargs="?", help="line, 1-based")
+        parser.add_argument("col", metavar="COL", type=_positive_int, nargs="?", help="column, 1-based, in characters")
+        parser.add_argument("--symbol", metavar="NAME",
+                            help="a name or path instead of FILE LINE COL, e.g. Order::total, str::len")
+    else:
+        parser.add_argument("file", metavar="FILE", help="a Rust source file of the project")
+    if name == "complete":
         parser.add_argument("line", metavar="LINE", type=_positive_int, help="line, 1-based")
         parser.add_argument("col", metavar="COL", type=_positive_int, help="column, 1-based, in characters")
     elif name == "scope":
@@ -139,7 +146,15 @@ def utf8_character(line_text: str, col: int) -> int:
 
 
 def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[str, Any]]:
-    """The project root, the root-relative file, and the op's params; UsageError or FerruleError."""
+    """The project root, the root-relative file ("" for none), and the op's params; UsageError or
+    FerruleError."""
+    if name == "type" and (args.symbol is not None or None in (args.file, args.line, args.col)):
+        if args.symbol is None or args.file is not None:
+            raise UsageError("give FILE LINE COL, or --symbol NAME")
+        params: dict[str, Any] = {"symbol": args.symbol}
+        if args.timeout_ms is not None:
+            params["timeout_ms"] = args.timeout_ms
+        return root_without_file(args.root), "", params
     file = Path(os.path.abspath(args.file))
     if not file.is_file():
         raise UsageError(f"no such file: {args.file}")
@@ -159,7 +174,7 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[
     if rel is None:
         raise BadRequest(f"{args.file} is outside the project root {project.path}",
                             "pass a file inside the project, or the right --root")
-    params: dict[str, Any] = {"file": rel}
+    params = {"file": rel}
     if getattr(args, "line", None) is not None:
         if getattr(args, "col", None) is None:
             raise UsageError("give both LINE and COL, or neither")
@@ -173,6 +188,18 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[
     if args.timeout_ms is not None:
         params["timeout_ms"] = args.timeout_ms
     return project.path, rel, params
+
+
+def root_without_file(given: Path | None) -> Path:
+    """The project root of an op that names no file: --root, else the workspace around the current directory."""
+    if given is not None:
+        if not given.is_dir():
+            raise UsageError(f"--root {str(given)!r} is not a directory")
+        return ProjectRoot(given).path
+    found = project_root(Path.cwd())
+    if found is None:
+        raise WorkspaceUnloadable("no Cargo.toml in the current directory or above", "run inside a Cargo project, or pass --root DIR")
+    return found
 
 
 def _position(file: Path, line: int, col: int) -> dict[str, int]:
@@ -244,7 +271,7 @@ def exit_code_for(error: FerruleError) -> int:
 
 def run_one_shot(name: str, args: argparse.Namespace) -> int:
     def show(root: Path, rel: str, result: OpResult) -> str:
-        source = Path(root, rel).read_text(encoding="utf-8", errors="replace")
+        source = Path(root, rel).read_text(encoding="utf-8", errors="replace") if rel else None
         return terminal.result(name, rel, result, source)
 
     return answer(name, args, build_request, show)

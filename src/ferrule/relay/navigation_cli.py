@@ -13,7 +13,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ferrule.project import ProjectRoot, WorkspaceUnloadable, project_root
 from ferrule.relay import cli, terminal
 from ferrule.relay.params import NAVIGATION_MAX_DEFAULT, SYMBOL_KINDS
 
@@ -70,7 +69,7 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, dict[str, 
             file=args.file, root=args.root, line=getattr(args, "line", None), col=getattr(args, "col", None),
             timeout_ms=args.timeout_ms))
     else:
-        root = _root_without_file(args.root)
+        root = cli.root_without_file(args.root)
     if name in _PLACED:
         if (args.symbol is None) == (args.file is None):
             raise cli.UsageError("give FILE LINE COL, or --symbol NAME")
@@ -104,17 +103,6 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, dict[str, 
     if args.timeout_ms is not None:
         params["timeout_ms"] = args.timeout_ms
     return root, params
-
-
-def _root_without_file(given: Path | None) -> Path:
-    if given is not None:
-        if not given.is_dir():
-            raise cli.UsageError(f"--root {str(given)!r} is not a directory")
-        return ProjectRoot(given).path
-    found = project_root(Path.cwd())
-    if found is None:
-        raise WorkspaceUnloadable("no Cargo.toml in the current directory or above", "run inside a Cargo project, or pass --root DIR")
-    return found
 
 
 def run(name: str, args: argparse.Namespace) -> int:

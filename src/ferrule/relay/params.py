@@ -235,12 +235,6 @@ class CompleteParams(FileParams):
                             f"at most this many entries (default {COMPLETE_MAX_DEFAULT})", convert=int)
 
 
-@dataclass(slots=True, kw_only=True)
-class TypeParams(FileParams):
-    position: Position = _position_param(required=True)
-    content: str | None = _content_param()
-
-
 # ---- navigation by name: symbols, definition, references, implementations, rename, fixes ----------
 
 NAVIGATION_MAX_DEFAULT = 50
@@ -283,6 +277,13 @@ class TargetParams(FileParams):
                              "the file, root-relative with forward slashes (with `position`)")
     position: Position | None = _position_param(required=False)
     symbol: str | None = param(_string, "string", "a name or path instead of a position, e.g. `Order::total`")
+
+
+@dataclass(slots=True, kw_only=True)
+class TypeParams(TargetParams):
+    """`{file, position}` with an optional transient `content`, or `{symbol}`: what a name is."""
+
+    content: str | None = _content_param()
 
 
 @dataclass(slots=True, kw_only=True)

@@ -170,11 +170,30 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
 
 
 async def _as_written(ctx: OpContext, places: Places, segments: list[str]) -> Target | None:
-    """Where the analyzer resolves the path when code names it: a line naming it is shown appended to
-    a crate root for one `definition` request (never written; later lines keep their places). For
+    """Where the analyzer resolves the path when code names it (`ask_as_written`'s `definition`). For
     what the symbol search does not list (a primitive, `u32`; a primitive's methods, `str::len`) or
-    lists at the macro that makes it (`u32::checked_add` at `macro_rules! uint_impl`). None when no
-    crate root can be read, the path is a macro's or not ASCII, or the analyzer resolves nothing."""
+    lists at the macro that makes it (`u32::checked_add` at `macro_rules! uint_impl`). None when the
+    analyzer resolves nothing."""
+    asked = await ask_as_written(ctx, segments, "textDocument/definition")
+    if asked is None:
+        return None
+    answer, uri, position = asked
+    found = [(at, lsp_range) for at, lsp_range in lsp_locations(answer)
+             if at != uri or lsp_range["start"]["line"] != position["line"]]
+    if not found:
+        return None
+    # the item itself before the macro call that makes it (`uint_impl! {` for `u32::checked_add`)
+    at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, segments[-1])),
+                         found[0])
+    return Target.of(at, lsp_range)
+
+
+async def ask_as_written(ctx: OpContext, segments: list[str],
+                         method: str) -> tuple[Any, str, dict[str, int]] | None:
+    """`method`'s answer on the path as code names it, with the document and position it was asked at:
+    a line naming the path is shown appended to a crate root for the one request (never written; the
+    file's own lines keep their places). None when no crate root can be read or the path is a macro's
+    or not ASCII."""
     first = _SPELLED_IN_CODE.get(segments[0], segments[0]) if len(segments) > 1 else segments[0]
     path = "::".join([first, *segments[1:]])
     if not path.isascii() or path.endswith("!"):
@@ -194,16 +213,9 @@ async def _as_written(ctx: OpContext, places: Places, segments: list[str]) -> Ta
     position = {"line": content.count("\n") - 1, "character": line.rindex(segments[-1])}  # ASCII: any encoding
     uri = ctx.documents.uri(file.rel)
     with ctx.documents.showing(ctx.client, file, content) as shown:
-        answer = await ctx.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": position},
+        answer = await ctx.request(method, {"textDocument": {"uri": uri}, "position": position},
                                    shown.prepare if shown.active else None)
-    found = [(at, lsp_range) for at, lsp_range in lsp_locations(answer)
-             if at != uri or lsp_range["start"]["line"] != position["line"]]
-    if not found:
-        return None
-    # the item itself before the macro call that makes it (`uint_impl! {` for `u32::checked_add`)
-    at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, segments[-1])),
-                         found[0])
-    return Target.of(at, lsp_range)
+    return answer, uri, position
 
 
 def _spells_another(places: Places, location: dict[str, Any], name: str) -> bool:

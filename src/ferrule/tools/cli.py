@@ -15,13 +15,9 @@ The server speaks newline-delimited JSON-RPC 2.0 (MCP) on stdin/stdout and logs 
 rust-analyzer on the first tool call and stops it when stdin closes.
 
 tools:
-  rust_validate  {file, content?}                                   diagnostics and policy findings
-  rust_type      {file, line, character, content?}                  type and docs at a position
-  rust_complete  {file, line, character, prefix?, max?, content?}   completions at a position
-  rust_scope     {file, line?, character?, max?}                    names in scope, module, seam, newtypes
-  rust_update    {file, content | null}                             set or drop an unsaved version of a file
-  rust_check     {paths?}                                           the policy gate
-Paths are relative to the root; line is 1-based, character 0-based in UTF-8 bytes.
+{tools}
+Paths are relative to the root; line is 1-based, character 0-based in UTF-8 bytes. A place is a
+`symbol` (a name or a path, e.g. Order::total, str::len) or `file` with `line` and `character`.
 
 set-up in a host (more in docs/hosts.md):
   Claude Code:  claude mcp add --transport stdio --scope project ferrule -- ferrule mcp
@@ -42,8 +38,21 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
                              "directory, else the current directory)")
     parser.add_argument("--rust-analyzer", metavar="PATH", dest="rust_analyzer",
                         help="the rust-analyzer binary (default: $RUST_ANALYZER, rustup, PATH)")
-    parser.epilog = _EPILOG
+    parser.epilog = _EPILOG.replace("{tools}", _tools_listing())
     return run
+
+
+def _tools_listing() -> str:
+    """Each tool with its title, and its arguments (`?` optional) beneath, as `tools/list` gives them."""
+    from ferrule.tools.descriptors import DESCRIPTORS
+
+    lines = []
+    for name, descriptor in DESCRIPTORS.items():
+        schema = descriptor["inputSchema"]
+        required = set(schema.get("required", ()))
+        arguments = ", ".join(key if key in required else f"{key}?" for key in schema["properties"])
+        lines += [f"  {name:<21} {descriptor['title']}", f"  {'':<21} {{{arguments}}}"]
+    return "\n".join(lines)
 
 
 class Terminated(KeyboardInterrupt):

@@ -67,6 +67,19 @@ _INCLUDE_FACTS = {
 POSITION_NOTE = "Positions: `line` is 1-based; `character` is 0-based, in UTF-8 bytes of that line."
 PATH_NOTE = "Paths are relative to the project root, with forward slashes."
 
+_SYMBOL = {
+    "type": "string",
+    "description": (
+        "What to look at, by name instead of a position: a name or a path, e.g. \"Pricing\", "
+        "\"Order::total\" or \"orders::pricing::Order::total\"; the standard library's too, primitives "
+        "included (\"Vec::push\", \"str::len\", \"u32\"). When several items carry the name, the "
+        "answer lists them with their files and lines: qualify it, or pass file, line and character."
+    ),
+}
+_PLACE_NOTE = ("Name the place with `symbol`, or with `file`, `line` and `character` (a position on the name). "
+               + POSITION_NOTE + " " + PATH_NOTE)
+_PLACE = {"symbol": _SYMBOL, "file": _FILE, "line": _LINE, "character": _CHARACTER}
+
 
 def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
@@ -170,23 +183,24 @@ RUST_VALIDATE: dict[str, Any] = {
 
 RUST_TYPE: dict[str, Any] = {
     "name": "rust_type",
-    "title": "Type at a position",
+    "title": "Type and docs of a position or a name",
     "description": (
-        "The type, signature and documentation of what is at a position in a Rust file "
-        "(rust-analyzer's hover): the type of a variable or expression, the signature of a function "
-        "or method, the definition of a type. Use it instead of guessing a type or reading the "
-        f"standard library's source. Documentation is cut after its first paragraphs (within `doc_max` "
-        f"characters, default {DOC_SHOWN:,}); raise `doc_max` for the rest. "
-        + POSITION_NOTE + " " + PATH_NOTE
+        "The type, signature and documentation of what is at a position in a Rust file, or of the "
+        "item a name names (rust-analyzer's hover): the type of a variable or expression, the signature "
+        "of a function or method, the definition of a type, e.g. {\"symbol\": \"str::split_once\"}. Use "
+        "it instead of guessing a type or reading the standard library's source. Documentation is cut "
+        f"after its first paragraphs (within `doc_max` characters, default {DOC_SHOWN:,}); raise `doc_max` "
+        "for the rest. Ask with `symbol`, or with `file`, `line` and `character` (and `content`, a "
+        "transient text of the file). " + POSITION_NOTE + " " + PATH_NOTE
     ),
     "inputSchema": _schema(
-        {"file": _FILE, "line": _LINE, "character": _CHARACTER, "content": _CONTENT,
+        {**_PLACE, "content": _CONTENT,
          "doc_max": {"type": "integer", "minimum": 0, "maximum": DOC_MAX_LIMIT,
                      "description": f"At most this many characters of documentation (default {DOC_SHOWN:,}; "
                                     "0 for the signature alone)."}},
         _required_by("type"),
     ),
-    "annotations": _annotations("Type at a position"),
+    "annotations": _annotations("Type and docs of a position or a name"),
 }
 
 RUST_COMPLETE: dict[str, Any] = {
@@ -306,15 +320,6 @@ RUST_CHECK: dict[str, Any] = {
 
 # ---- navigation by name ----------------------------------------------------------------------------
 
-_SYMBOL = {
-    "type": "string",
-    "description": (
-        "What to look at, by name instead of a position: a name or a path, e.g. \"Pricing\", "
-        "\"Order::total\" or \"orders::pricing::Order::total\"; the standard library's too, primitives "
-        "included (\"Vec::push\", \"str::len\", \"u32\"). When several items carry the name, the "
-        "answer lists them with their files and lines: qualify it, or pass file, line and character."
-    ),
-}
 _MAX = {"type": "integer", "minimum": 1,
         "description": f"At most this many items (default {NAVIGATION_MAX_DEFAULT}); the rest are counted."}
 _APPLY_MEANING = (
@@ -327,9 +332,6 @@ _APPLY = {
     "anyOf": [{"type": "string", "enum": list(APPLY_MODES)}, {"type": "null"}],
     "description": "Leave out to only see the edits. " + _APPLY_MEANING,
 }
-_PLACE_NOTE = ("Name the place with `symbol`, or with `file`, `line` and `character` (a position on the name). "
-               + POSITION_NOTE + " " + PATH_NOTE)
-_PLACE = {"symbol": _SYMBOL, "file": _FILE, "line": _LINE, "character": _CHARACTER}
 
 RUST_SYMBOLS: dict[str, Any] = {
     "name": "rust_symbols",

@@ -67,7 +67,7 @@ def _whole(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]
 
 
 def _type_params(args: Mapping[str, Any]) -> dict[str, Any]:
-    return {**_copy(args, ("file", "content")), "position": _position(args)}
+    return {**_copy(args, ("content",)), **_place(args)}
 
 
 def _complete_params(args: Mapping[str, Any]) -> dict[str, Any]:

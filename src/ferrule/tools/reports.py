@@ -35,6 +35,8 @@ def _indexing_note(result: Mapping[str, Any], lines: list[str]) -> None:
 
 
 def _where(args: Mapping[str, Any]) -> str:
+    if args.get("symbol") is not None:
+        return str(args["symbol"])
     file = args.get("file", "?")
     if args.get("line") is None:
         return file

@@ -106,7 +106,7 @@ OPS: dict[str, Op[Any, Any]] = {op.name: op for op in (
        ScopeParams, ScopeResult, 20_000, completion.scope, _at_a_position, "with a `position`"),
     Op("complete", "completions at a position",
        CompleteParams, CompleteResult, 20_000, completion.complete, _without_content, "without `content`"),
-    Op("type", "the type under a position (hover)",
+    Op("type", "the type under a position, or of the item a name names (hover)",
        TypeParams, TypeResult, 20_000, hover.type_at, _without_content, "without `content`"),
     # navigation by name
     Op("symbols", "a file's outline, or a workspace search by name",

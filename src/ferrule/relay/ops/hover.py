@@ -1,20 +1,24 @@
-"""`type`: the analyzer's hover at a position, markdown stripped to text; an empty one says why when
-the analyzer cannot see there (code `#[cfg]` switches off, a file no crate includes)."""
+"""`type`: the analyzer's hover at a position, or on the item a `symbol` names, markdown stripped to
+text; an empty one says why when the analyzer cannot see there (code `#[cfg]` switches off, a file no
+crate includes)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ferrule.lsp import ResponseError
-from ferrule.project import ProjectFile
+from ferrule.project import BadRequest, ProjectFile
 from ferrule.relay import mapping
 from ferrule.relay.blind import inactive_at, unlinked_file
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import TypeParams
 from ferrule.relay.results import TypeResult
+from ferrule.relay.symbols import ask_as_written, split_path, target
 
 
 async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
+    if params.symbol is not None or params.file is None or params.position is None:
+        return await _type_of_name(ctx, params)
     file, content = ctx.file(params), params.content
     ctx.documents.require(file, content)
     position = ctx.lsp_position(file, params.position, content)
@@ -33,6 +37,22 @@ async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
             if blind_spot is not None:
                 warnings.append(blind_spot)
     return ctx.caveated(result, warnings)
+
+
+async def _type_of_name(ctx: OpContext, params: TypeParams) -> TypeResult:
+    """The hover of the item a `symbol` names, where it is defined (a library's too)."""
+    if params.content is not None:
+        raise BadRequest("`content` is the text of `file`: pass it with `file` and `position`, not `symbol`",
+                         "name the place with `file` and `position` to ask about a transient text")
+    place = await target(ctx, params)  # the named item; without a symbol, the error naming what is missing
+    hover = await ctx.request("textDocument/hover", {"textDocument": {"uri": place.uri}, "position": place.position})
+    result = mapping.hover_to_type(hover)
+    if not result["display"]:  # a name in a macro's body (`u32::checked_add`): the hover where code names it
+        assert params.symbol is not None  # target() resolved one
+        asked = await ask_as_written(ctx, split_path(params.symbol), "textDocument/hover")
+        if asked is not None:
+            result = mapping.hover_to_type(asked[0])
+    return ctx.caveated(result, ctx.analyzer.warnings())
 
 
 async def _hints(ctx: OpContext, file: ProjectFile) -> list[dict[str, Any]]:
