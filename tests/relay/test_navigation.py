@@ -355,6 +355,34 @@ def test_a_path_several_items_match_names_the_one_code_means_by_it(tmp_path, ana
     assert declared["line"] == 3
 
 
+def test_a_name_a_macro_makes_is_the_projects_item_not_what_the_name_means_elsewhere(tmp_path, analyzer):
+    """The project's macro makes a `Vec` (placed at the macro's call): std's `Vec`, which the name means
+    at the crate root, is not the answer. A crate root ending in an attribute still finds `str::len`."""
+    crate = _crate(tmp_path, "made", "pub mod gen;\n")
+    (crate / "src" / "gen.rs").write_text("macro_rules! make_vec { () => { pub struct Vec; } }\nmake_vec!();\n")
+    with live_session(crate) as live:
+        [made] = live.call("definition", {"symbol": "Vec"})["locations"]
+        live.call("update", {"file": "src/lib.rs", "content": "pub mod gen;\n#[cfg(any())]\n"})
+        [length] = live.call("definition", {"symbol": "str::len"})["locations"]
+    assert made["file"] == "src/gen.rs", made
+    assert length["file"] == "core/src/str/mod.rs", length
+
+
+def test_the_uses_of_an_item_a_macro_makes_are_found_where_code_names_it(tmp_path, analyzer):
+    """`u32::checked_add` is defined in the body of `uint_impl!`, where the analyzer finds no uses: not
+    "nothing found", but the project's two calls, asked where code names the method."""
+    crate = _crate(tmp_path, "calls", (
+        "pub fn add(a: u32, b: u32) -> Option<u32> {\n    a.checked_add(b)\n}\n"
+        "pub fn twice(a: u32) -> Option<u32> {\n    a.checked_add(a)\n}\n"))
+    with live_session(crate) as live:
+        found = live.call("references", {"symbol": "u32::checked_add"})
+        lib = (crate / "src" / "lib.rs").read_text()
+    own = [(ref["line"], ref["text"]) for group in found["files"] if group["file"] == "src/lib.rs"
+           for ref in group["references"]]
+    assert own == [(2, "    a.checked_add(b)"), (5, "    a.checked_add(a)")]  # not the line that asked
+    assert found["files"][0]["file"] == "src/lib.rs" and "const _" not in lib
+
+
 def test_a_derive_after_another_attribute_in_a_cfg_attr_or_over_lines_names_its_trait_too(tmp_path, analyzer):
     crate = _crate(tmp_path, "attrs", (
         "#[repr(C)] #[derive(Debug, Clone)]\n"

@@ -42,8 +42,8 @@ class ReadTurns:
         self.holder: int | None = None
         self.ended = False  # a plain attribute: the read loop tests it on every read
         # The threads running a job with the turn handed on (a thread runs one at a time). A set's
-        # add and discard are atomic, so counting costs no lock on every job; `wait_beside` asks to
-        # be told when the last ends by setting `_draining`.
+        # add and discard are atomic under the GIL, so counting costs no lock on every job;
+        # `wait_beside` asks to be told when the last ends by setting `_draining`.
         self._beside: set[int] = set()
         self._draining = False
         self._handed_at = 0.0  # when the turn was last handed on

@@ -78,9 +78,9 @@ class Packages:
         return package.name.replace("-", "_") if package is not None else None
 
     async def crate_root(self, timeout: float = METADATA_TIMEOUT_S) -> str | None:
-        """The root-relative root file of one of the project's crates (a library's, else a binary's; no
-        build script's), for a line of code written to ask the analyzer about a path; cargo's layout
-        conventions when cargo cannot say; None when there is none."""
+        """The root-relative root file of one of the project's crates (the first package's library, else
+        its first binary; no build script's), for a line of code written to ask the analyzer about a
+        path; cargo's layout conventions when cargo cannot say; None when there is none."""
         packages = await self._current(timeout)
         if packages is not None:
             roots = [target.root for package in packages for target in package.targets if target.modules_below]

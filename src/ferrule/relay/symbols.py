@@ -113,7 +113,8 @@ def _name_at(ctx: OpContext, place: Target) -> str:
     return _WORD_END.search(text[:at]).group() + _WORD_START.match(text[at:]).group()  # type: ignore[union-attr]
 
 
-async def resolve(ctx: OpContext, spec: str) -> Target:
+async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Target:
+    """The place `spec` names; `as_written` False: from the symbol search alone (no code shown)."""
     segments = split_path(spec)
     name = segments[-1].removesuffix("!")
     places = Places(ctx)
@@ -140,14 +141,16 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     matching = _preferred(matching, bare=len(segments) == 1)
     if len(matching) == 1:
         location = matching[0]["location"]
-        if _spells_another(places, location, name):  # a macro made it: where the analyzer expands it
-            return await _as_written(ctx, places, segments) or Target.of(location["uri"], location["range"])
+        if as_written and _spells_another(places, location, name):  # a macro made it: where it expands
+            # only when the answer touches the search's document: at the crate root the name may mean another item
+            return (await _as_written(ctx, places, segments, within=location["uri"])
+                    or Target.of(location["uri"], location["range"]))
         return Target.of(location["uri"], location["range"])
-    if not matching:  # not a listed item (`u32`, `str::len`): the path as code names it
+    if as_written and not matching:  # not a listed item (`u32`, `str::len`): the path as code names it
         written = await _as_written(ctx, places, segments)
         if written is not None:
             return written
-    elif qualifiers:  # several (an inherent method and a trait's): the one code means by the path
+    elif as_written and qualifiers:  # several (an inherent method and a trait's): the one code means by the path
         written = await _as_written(ctx, places, segments)
         meant = [s for s in matching if written is not None and s["location"]["uri"] == written.uri
                  and s["location"]["range"]["start"]["line"] == written.position["line"]]
@@ -169,18 +172,14 @@ async def resolve(ctx: OpContext, spec: str) -> Target:
     raise BadRequest(f"no symbol named `{name}` in the workspace or its libraries{hint}", _SEGMENT_RECIPE)
 
 
-async def _as_written(ctx: OpContext, places: Places, segments: list[str]) -> Target | None:
+async def _as_written(ctx: OpContext, places: Places, segments: list[str], within: str | None = None) -> Target | None:
     """Where the analyzer resolves the path when code names it (`ask_as_written`'s `definition`). For
     what the symbol search does not list (a primitive, `u32`; a primitive's methods, `str::len`) or
     lists at the macro that makes it (`u32::checked_add` at `macro_rules! uint_impl`). None when the
-    analyzer resolves nothing."""
-    asked = await ask_as_written(ctx, segments, "textDocument/definition")
-    if asked is None:
-        return None
-    answer, uri, position = asked
-    found = [(at, lsp_range) for at, lsp_range in lsp_locations(answer)
-             if at != uri or lsp_range["start"]["line"] != position["line"]]
-    if not found:
+    analyzer resolves nothing, or (`within`) nothing it answers is in that document: the name means
+    another item where code names it (a macro's `Vec`, and std's at the crate root)."""
+    found = await locations_as_written(ctx, segments, "textDocument/definition")
+    if not found or (within is not None and all(at != within for at, _ in found)):
         return None
     # the item itself before the macro call that makes it (`uint_impl! {` for `u32::checked_add`)
     at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, segments[-1])),
@@ -188,9 +187,22 @@ async def _as_written(ctx: OpContext, places: Places, segments: list[str]) -> Ta
     return Target.of(at, lsp_range)
 
 
-async def ask_as_written(ctx: OpContext, segments: list[str],
-                         method: str) -> tuple[Any, str, dict[str, int]] | None:
-    """`method`'s answer on the path as code names it, with the document and position it was asked at:
+async def locations_as_written(ctx: OpContext, segments: list[str], method: str,
+                               extra: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """(uri, range) of `method`'s locations where code names the path, but the asking line's own: for
+    a name the analyzer answers nothing at (an item in a macro's body: `u32::checked_add`)."""
+    asked = await ask_as_written(ctx, segments, method, extra)
+    if asked is None:
+        return []
+    answer, uri, position = asked
+    return [(at, lsp_range) for at, lsp_range in lsp_locations(answer)
+            if at != uri or lsp_range["start"]["line"] != position["line"]]
+
+
+async def ask_as_written(ctx: OpContext, segments: list[str], method: str,
+                         extra: dict[str, Any] | None = None) -> tuple[Any, str, dict[str, int]] | None:
+    """`method`'s answer (`extra`: its params beyond the place) on the path as code names it, with the
+    document and position it was asked at:
     a line naming the path is shown appended to a crate root for the one request (never written; the
     file's own lines keep their places). None when no crate root can be read or the path is a macro's
     or not ASCII."""
@@ -207,13 +219,14 @@ async def ask_as_written(ctx: OpContext, segments: list[str],
     except BadRequest:
         return None
     # an anonymous const names nothing (nothing to warn of, nothing to clash with); a bare name as a
-    # type (`u32`), a path as a value (`str::len`, `Vec::new`)
+    # type (`u32`), a path as a value (`str::len`, `Vec::new`); an empty one first takes any attribute
+    # the file ends with (`#[cfg(test)]` would switch the line off)
     line = f"const _: () = {{ let _: {path}; }};" if len(segments) == 1 else f"const _: () = {{ let _ = {path}; }};"
-    content = text + ("\n" if text and not text.endswith("\n") else "") + line + "\n"
+    content = text + ("\n" if text and not text.endswith("\n") else "") + "const _: () = ();\n" + line + "\n"
     position = {"line": content.count("\n") - 1, "character": line.rindex(segments[-1])}  # ASCII: any encoding
     uri = ctx.documents.uri(file.rel)
     with ctx.documents.showing(ctx.client, file, content) as shown:
-        answer = await ctx.request(method, {"textDocument": {"uri": uri}, "position": position},
+        answer = await ctx.request(method, {"textDocument": {"uri": uri}, "position": position, **(extra or {})},
                                    shown.prepare if shown.active else None)
     return answer, uri, position
 
@@ -236,7 +249,7 @@ async def _members(ctx: OpContext, qualifiers: list[str], name: str) -> list[dic
     (`impl<T> Vec<T>`, `impl Display for Vec<T>`). As workspace symbols; none when the container is
     not one item."""
     try:
-        owner = await resolve(ctx, "::".join(qualifiers))
+        owner = await resolve(ctx, "::".join(qualifiers), as_written=False)  # the members' file is what counts
     except BadRequest:
         return []
     outline = await ctx.request("textDocument/documentSymbol", {"textDocument": {"uri": owner.uri}})

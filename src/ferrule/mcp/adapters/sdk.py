@@ -142,7 +142,8 @@ class SdkServer(Server):
         self._direct = direct
         self._fast = fast
         self._workers: ToolThreads | None = None  # sync tools on the direct routes, as the SDKs' worker threads run them
-        self._in_thread: dict[Any, bool] = {}  # request id -> cancelled, for the sync calls off the read loop
+        # request id -> its cancel cell ([True] once cancelled), for the sync calls off the read loop
+        self._in_thread: dict[Any, list[bool]] = {}
         self._main_jobs = MainThreadJobs()  # a fastmcp app's tools that run on its event loop's thread
         self._lifespans = [*lifespans, lambda: app.lifespan(app)]
         self._outbound = _Outbound(self)
@@ -266,15 +267,18 @@ class SdkServer(Server):
         writes the answer, unless the call was cancelled meanwhile. So a slow tool holds up no ping
         and no other call, as under the SDK."""
         assert self._workers is not None
-        self._in_thread[msg_id] = False
-        if not self.run_beside(partial(self._unless_cancelled, msg_id, answer)):
-            self._workers.submit(self._unless_cancelled, msg_id, answer)
+        # a cell, not a flag in the dict: a cancel that finds the call gone cannot put an entry back
+        self._in_thread[msg_id] = cell = [False]
+        if not self.run_beside(partial(self._unless_cancelled, msg_id, cell, answer)):
+            self._workers.submit(self._unless_cancelled, msg_id, cell, answer)
 
-    def _unless_cancelled(self, msg_id: Any, answer: Callable[[], bytes]) -> bytes | None:
-        line = answer()
-        if not self._in_thread.pop(msg_id, False):  # a cancelled call is not answered, as under the SDK
-            return line
-        return None
+    def _unless_cancelled(self, msg_id: Any, cell: list[bool], answer: Callable[[], bytes]) -> bytes | None:
+        try:
+            line = answer()
+        finally:
+            if self._in_thread.get(msg_id) is cell:
+                del self._in_thread[msg_id]
+        return None if cell[0] else line  # a cancelled call is not answered, as under the SDK
 
     def _answer_fast(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes:
         assert self._fast is not None and self._legacy is not None
@@ -318,8 +322,10 @@ class SdkServer(Server):
         return await serve_one(self.app, exchange, method, params, connection=connection, lifespan_state=self._state)
 
     def on_notification(self, method: str, params: Any) -> None:
-        if method == "notifications/cancelled" and type(params) is dict and params.get("requestId") in self._in_thread:
-            self._in_thread[params.get("requestId")] = True
+        if method == "notifications/cancelled" and type(params) is dict and type(params.get("requestId")) in (int, str):
+            cell = self._in_thread.get(params["requestId"])
+            if cell is not None:
+                cell[0] = True
         if method == "notifications/cancelled" and type(params) is dict and self.lane.started:
             # As the SDK's dispatcher does: the request's cancel_requested is set, then its task cancelled.
             self.lane.loop.call_soon_threadsafe(self._cancel_requested, params.get("requestId"))

@@ -30,7 +30,7 @@ from ferrule.relay.results import (
     ReferencesResult,
     SymbolsResult,
 )
-from ferrule.relay.symbols import doc_examples, target, workspace_symbols
+from ferrule.relay.symbols import doc_examples, locations_as_written, split_path, target, workspace_symbols
 
 
 async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
@@ -73,6 +73,9 @@ async def definition(ctx: OpContext, params: DefinitionParams) -> LocationsResul
 
 _TRAIT_PATH = re.compile(r"[\w:]+")
 _DERIVE_LIST_LINES = 40  # how far above a trait's name its derive list may open
+_DERIVE_OPEN = re.compile(rb"\bderive\s*\(")
+_LIST_SO_FAR = re.compile(rb"[\w:,\s]*")
+_LINE_COMMENT = re.compile(rb"//[^\n]*")
 
 
 async def implementations(ctx: OpContext, params: ImplementationsParams) -> LocationsResult:
@@ -92,23 +95,31 @@ def _name_derived(location: Location, index: LineIndex | None) -> None:
     if not _TRAIT_PATH.fullmatch(name):
         return
     before = raw[:start]
-    if b"derive(" not in before and index is not None:  # a list over several lines: its start above
+    if _DERIVE_OPEN.search(before) is None and index is not None:  # a list over several lines: its start above
         line = location["line"] - 1
         above = (index.line(n) for n in range(max(0, line - _DERIVE_LIST_LINES), line))
         before = "\n".join(above).encode() + b"\n" + before
-    opened = before.rfind(b"derive(")
-    if opened < 0 or before.rfind(b")") > opened or b"#[" not in before[:opened]:
-        return  # not inside a derive's list (an impl after `#[derive(Debug)] struct X;` on one line)
+    opens = list(_DERIVE_OPEN.finditer(before))
+    opened = opens[-1] if opens else None
+    # inside the list: only trait paths, commas and comments between its `(` and the name (not an impl
+    # after `#[derive(Debug)] struct X;` on one line, nor `#[my_derive(Foo)]`)
+    if (opened is None or b"#[" not in before[:opened.start()]
+            or not _LIST_SO_FAR.fullmatch(_LINE_COMMENT.sub(b"", before[opened.end():]))):
+        return
     location["derive"] = name
 
 
 async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResult:
     place = await target(ctx, params)
     include = True if params.include_declaration is None else params.include_declaration
+    context = {"context": {"includeDeclaration": include}}
     answer = await ctx.request("textDocument/references", {
-        "textDocument": {"uri": place.uri}, "position": place.position, "context": {"includeDeclaration": include}})
+        "textDocument": {"uri": place.uri}, "position": place.position, **context})
+    pairs = lsp_locations(answer)
+    if not pairs and params.symbol is not None:  # a name in a macro's body: asked where code names it
+        pairs = await locations_as_written(ctx, split_path(params.symbol), "textDocument/references", context)
     places = Places(ctx)
-    found = [places.location(uri, lsp_range) for uri, lsp_range in lsp_locations(answer)]
+    found = [places.location(uri, lsp_range) for uri, lsp_range in pairs]
     limit = params.max or NAVIGATION_MAX_DEFAULT
     by_file: dict[str, list[Location]] = {}
     for location in found:
@@ -139,6 +150,9 @@ async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsP
     found = sorted(lsp_locations(answer), key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
     if not found and itself and place.found is not None:
         found = [(place.uri, place.found)]  # a name in a macro's body, where the analyzer answers nothing
+    elif not found and params.symbol is not None:  # the same: asked where code names it
+        found = sorted(await locations_as_written(ctx, split_path(params.symbol), method),
+                       key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
     located = [places.location(uri, lsp_range) for uri, lsp_range in found[:limit]]
     if annotate is not None:
         for location, (uri, _) in zip(located, found, strict=False):
