@@ -202,10 +202,9 @@ async def locations_as_written(ctx: OpContext, segments: list[str], method: str,
 async def ask_as_written(ctx: OpContext, segments: list[str], method: str,
                          extra: dict[str, Any] | None = None) -> tuple[Any, str, dict[str, int]] | None:
     """`method`'s answer (`extra`: its params beyond the place) on the path as code names it, with the
-    document and position it was asked at:
-    a line naming the path is shown appended to a crate root for the one request (never written; the
-    file's own lines keep their places). None when no crate root can be read or the path is a macro's
-    or not ASCII."""
+    document and position it was asked at. A line naming the path is shown appended to a crate root
+    for the one request (never written; the file's own lines keep their places). None when no crate
+    root can be read, or the path is a macro's or not ASCII."""
     first = _SPELLED_IN_CODE.get(segments[0], segments[0]) if len(segments) > 1 else segments[0]
     path = "::".join([first, *segments[1:]])
     if not path.isascii() or path.endswith("!"):

@@ -146,13 +146,13 @@ async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsP
     place = await target(ctx, params)
     answer = await ctx.request(method, {"textDocument": {"uri": place.uri}, "position": place.position})
     places = Places(ctx)
-    # in file order, not the analyzer's, which differs from one run to the next
-    found = sorted(lsp_locations(answer), key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
+    found = lsp_locations(answer)
     if not found and itself and place.found is not None:
         found = [(place.uri, place.found)]  # a name in a macro's body, where the analyzer answers nothing
     elif not found and params.symbol is not None:  # the same: asked where code names it
-        found = sorted(await locations_as_written(ctx, split_path(params.symbol), method),
-                       key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
+        found = await locations_as_written(ctx, split_path(params.symbol), method)
+    # in file order, not the analyzer's, which differs from one run to the next
+    found.sort(key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
     located = [places.location(uri, lsp_range) for uri, lsp_range in found[:limit]]
     if annotate is not None:
         for location, (uri, _) in zip(located, found, strict=False):
