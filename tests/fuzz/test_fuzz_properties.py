@@ -102,7 +102,8 @@ relay_params = st.one_of(
 frames = st.fixed_dictionaries({}, optional={
     "proto": st.sampled_from([1, 1.0, True, "1", 2, None]),
     "id": ids,
-    "op": st.sampled_from(["init", "update", "validate", "scope", "complete", "type", "shutdown", "x"]) | json_values,
+    "op": st.sampled_from(["init", "update", "validate", "scope", "complete", "type", "definition", "shutdown", "x"])
+    | json_values,
     "params": relay_params,
 })
 
