@@ -10,9 +10,9 @@ validates the arguments and converts the result, a `Context` is built as the ker
 tool that asks for one, the failures are wrapped and logged as `Tool.run` and
 `MCPServer._handle_call_tool` do, and the kernel's own `_serialize` shapes the wire form. A sync
 tool that takes no `Context` runs where the SDK's worker thread would, off the read loop (sdk.py);
-an async tool is awaited on the event loop. Everything else (a sync tool taking `Context`, another era, unusual params, a
-subclass overriding the call path, extensions, middleware of the app's own) goes through the kernel
-as before.
+an async tool is awaited on the event loop. Everything else (a sync tool taking `Context`, another
+era, unusual params, a subclass overriding the call path, extensions, middleware of the app's own)
+goes through the kernel as before.
 
 What is decided once per tool (kept while the registry holds the same tool object): whether it can
 be called here; which argument keys may carry JSON in a string and which names the validated fields

@@ -18,8 +18,8 @@ takes (an MCPServer's tool, direct.py; a fastmcp app's, fastdirect.py) runs a sy
 SDK's worker thread would, off the read loop (on the thread that read the call, the reading handed
 on), and an async one on the lane (a fastmcp tool that fastmcp runs on its event loop: on the main
 thread, where the reading then does not run); every other request and notification runs on the
-async lane, concurrently. The app's stderr is not captured: most of its work runs beside the read loop,
-so it goes to the host's log as it is written.
+async lane, concurrently. The app's stderr is not captured: most of its work runs beside the read
+loop, so it goes to the host's log as it is written.
 
 Server-to-client requests (sampling, elicitation, roots, ping from the server) go out on the same
 channel in the handshake era, and the client's answer (routed back by its id) resumes the waiting
