@@ -34,6 +34,20 @@ def test_a_definition_by_name_prints_file_line_col_and_the_line(crate):
 
 
 @pytest.mark.live
+def test_a_name_a_project_macro_makes_is_not_the_std_item_of_that_name(tmp_path):
+    """The macro's `Vec` is placed at the macro: std's `Vec`, which the name means at the crate root
+    where the relay may show it as code, is not the answer (as one command, where it was)."""
+    crate = tmp_path / "made"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "made"\nversion = "0.1.0"\nedition = "2021"\n')
+    (crate / "src" / "lib.rs").write_text("pub mod gen;\n")
+    (crate / "src" / "gen.rs").write_text("macro_rules! make_vec { () => { pub struct Vec; } }\nmake_vec!();\n")
+    done = ferrule("definition", "--symbol", "Vec", "-q", cwd=crate)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("src/gen.rs:1:"), done.stdout
+
+
+@pytest.mark.live
 def test_the_type_of_a_name_prints_its_signature_and_docs(crate):
     done = ferrule("type", "--symbol", "Order::total", "-q", cwd=crate)
     assert done.returncode == 0, done.stderr
