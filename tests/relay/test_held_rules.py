@@ -35,6 +35,12 @@ class Analyzer:
 
 
 @pytest.fixture
+def a_moment_ago(monkeypatch):
+    """Every write so far counts as a moment ago, however slow the machine ran since."""
+    monkeypatch.setattr(documents_module, "RACY_NS", 1 << 62)
+
+
+@pytest.fixture
 def project(tmp_path):
     (tmp_path / "Cargo.toml").write_text('[package]\nname = "p"\nversion = "0.1.0"\n')
     (tmp_path / "src").mkdir()
@@ -74,7 +80,7 @@ def test_a_held_file_gone_from_disk_is_closed(project, monkeypatch):
     assert analyzer.sent[-1][0] == "textDocument/didClose"
 
 
-def test_a_file_changed_a_moment_ago_is_held_and_its_text_compared_at_each_op(project, monkeypatch):
+def test_a_file_changed_a_moment_ago_is_held_and_its_text_compared_at_each_op(project, a_moment_ago, monkeypatch):
     root, lib = project
     documents = Documents(root)
     analyzer = Analyzer()
@@ -115,7 +121,7 @@ def coarse_clock(monkeypatch):
     monkeypatch.setattr(documents_module, "key_of", lambda seen: (seen.st_mtime_ns, 0, seen.st_size, seen.st_ino))
 
 
-def test_a_text_read_a_moment_after_a_change_is_not_kept_under_its_key(project, coarse_clock):
+def test_a_text_read_a_moment_after_a_change_is_not_kept_under_its_key(project, coarse_clock, a_moment_ago):
     root, lib = project
     documents, analyzer = Documents(root), Analyzer()
     documents.show_disk(analyzer, lib)
@@ -128,7 +134,8 @@ def test_a_text_read_a_moment_after_a_change_is_not_kept_under_its_key(project, 
         "the op's positions are read from the text the analyzer holds"
 
 
-def test_a_key_is_judged_settled_when_its_text_is_read_not_when_the_op_ends(project, coarse_clock, monkeypatch):
+def test_a_key_is_judged_settled_when_its_text_is_read_not_when_the_op_ends(project, coarse_clock, a_moment_ago,
+                                                                           monkeypatch):
     root, lib = project
     documents, analyzer = Documents(root), Analyzer()
     with documents.showing(analyzer, lib, "pub fn f() -> u8 { 9 }\n") as shown:
@@ -145,8 +152,7 @@ def test_two_reads_of_a_file_at_once_open_it_once(project, monkeypatch, racy):
     """Two ops without content on the same file run side by side (reads): the second finds the disk
     text shown by the first and sends nothing, so the analyzer never gets a second didOpen, and the
     document is neither closed nor changed under the op still running."""
-    if not racy:
-        monkeypatch.setattr(documents_module, "RACY_NS", 0)
+    monkeypatch.setattr(documents_module, "RACY_NS", 1 << 62 if racy else 0)
     root, lib = project
     documents = Documents(root)
     analyzer = Analyzer()
@@ -239,10 +245,9 @@ def test_a_held_file_is_looked_at_afresh_not_through_the_check_an_earlier_op_mad
     before the write: the next op must read the file again, not the text that look's key names."""
     root, lib = project
     documents, analyzer = Documents(root), Analyzer()
-    racy_ns = documents_module.RACY_NS
     monkeypatch.setattr(documents_module, "RACY_NS", 0)  # the text before the write: read settled, kept
     assert documents.index(root.file("src/lib.rs"), None).text == "pub fn f() -> u8 { 1 }\n"
-    monkeypatch.setattr(documents_module, "RACY_NS", racy_ns)  # the write: a moment before the next op
+    monkeypatch.setattr(documents_module, "RACY_NS", 1 << 62)  # the write: a moment before the next op
     checked = root.file("src/lib.rs")  # the rename's check, before it writes
     written = "pub fn f() -> u8 { 3 }\n"
     with open(lib.real, "w", encoding="utf-8") as out:
