@@ -20,11 +20,12 @@ pytestmark = pytest.mark.live
 def session(tmp_path_factory, analyzer, private_cache) -> Iterator[SyncSession]:
     folder = tmp_path_factory.mktemp("proc-macros")
     crate = copy_crate("workspace", folder)
-    # a server that cannot speak to this analyzer: it takes the version check and answers nothing (it
-    # reads the request first, so the analyzer's write never meets a closed pipe)
+    # a server that cannot speak to this analyzer: it takes the version check and closes its output
+    # unanswered, then drains its input until the analyzer lets it go, so no later write of the analyzer
+    # meets a closed pipe, however the two processes are timed
     server = folder / "rust-analyzer-proc-macro-srv"
-    server.write_text("#!/bin/sh\necho 'proc-macro server of another release' >&2\nread -r request\nexit 1\n",
-                      encoding="utf-8")
+    server.write_text("#!/bin/sh\necho 'proc-macro server of another release' >&2\nread -r request\n"
+                      "exec >&-\nexec cat >/dev/null\n", encoding="utf-8")
     server.chmod(server.stat().st_mode | stat.S_IXUSR)
     with live_session(crate, env={"FERRULE_PROC_MACRO_SERVER": str(server)}, quiet_policy=True) as live:
         yield live
