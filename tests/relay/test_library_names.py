@@ -36,14 +36,14 @@ def session(tmp_path_factory, analyzer) -> Iterator[SyncSession]:
     # not listed by the analyzer's symbol search: a primitive and its methods, found as code names them
     ("str::len", "core/src/str/mod.rs", "fn len(&self) -> usize"),
     ("slice::len", "core/src/slice/mod.rs", "fn len(&self) -> usize"),  # the docs' name for `[T]`
-    ("f64::sqrt", "std/src/num/f64.rs", "fn sqrt(self) -> f64"),
-    ("u32", "core/src/primitive_docs.rs", "mod prim_u32"),
+    ("f64::sqrt", ("std/src/num/f64.rs", "std/src/f64.rs"), "fn sqrt(self) -> f64"),  # the newer std's file, the older's
+    ("u32", "core/src/primitive_docs.rs", "mod prim_u32"),  # older analyzers place it nowhere: the docs' module
     # listed at the macro that makes it (`macro_rules! uint_impl`): the item in the macro's body
     ("u32::checked_add", "core/src/num/uint_macros.rs", "fn checked_add(self, rhs: Self) -> Option<Self>"),
 ])
 def test_a_path_names_one_item_in_the_project_or_its_libraries(session, symbol, file, line_text):
     [found] = session.call("definition", {"symbol": symbol})["locations"]
-    assert found["file"] == file and line_text in found["text"], found
+    assert found["file"] in ((file,) if isinstance(file, str) else file) and line_text in found["text"], found
 
 
 def test_a_path_found_as_code_names_it_leaves_the_crate_root_as_it_was(session):

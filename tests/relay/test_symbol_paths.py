@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from ferrule.fastframe import LineIndex
 from ferrule.project import BadRequest
 from ferrule.relay.ops.navigation import _capped_tree
-from ferrule.relay.symbols import _crate_name, _preferred, _qualified_by, split_path
+from ferrule.relay.symbols import _crate_name, _preferred, _qualified_by, _spells_another, split_path
 
 
 def test_a_path_is_split_into_segments_and_a_leading_crate_dropped():
@@ -91,3 +92,33 @@ def test_a_candidate_the_project_cannot_name_is_told_apart():
     # (a git checkout: not ruled out), std's own dependency outside every root, a pre-release it depends on
     assert [named(uri, deps) for uri in shown] == [True, True, False, True, True, False, True]
     assert named("file:///reg/hashbrown-0.16.1/src/map.rs", None), "when cargo cannot say, every library may be named"
+
+
+class _OneFile:
+    """Places' face that `_spells_another` uses, over one file's text (ASCII: columns are characters)."""
+
+    def __init__(self, text: str) -> None:
+        self.index = LineIndex(text)
+
+    def file(self, uri):
+        return uri, True, self.index, None
+
+    def column(self, index, line, character):
+        return character
+
+
+def _at(start: tuple[int, int], end: tuple[int, int]) -> dict:
+    return {"uri": "file:///num.rs", "range": {"start": {"line": start[0], "character": start[1]},
+                                               "end": {"line": end[0], "character": end[1]}}}
+
+
+@pytest.mark.parametrize(("location", "another"), [
+    (_at((0, 13), (0, 22)), True),  # the name of the macro that makes it
+    (_at((3, 4), (5, 5)), True),  # the whole call of that macro, as older analyzers list its items
+    (_at((1, 11), (1, 22)), False),  # the item's own name
+    (_at((1, 4), (2, 5)), False),  # an item's whole range, which names no macro at its start
+])
+def test_a_place_that_spells_a_macro_is_told_from_the_items_own(location, another):
+    places = _OneFile("macro_rules! uint_impl {\n    pub fn checked_add(self) -> u8 { 0 }\n    }\n"
+                      "    uint_impl! {\n        u8\n    }\n")
+    assert _spells_another(places, location, "checked_add") is another

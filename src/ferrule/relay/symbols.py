@@ -35,6 +35,9 @@ _IMPL_LABEL = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?:(.*?)\s+for\
 _TYPE_NAME = re.compile(r"(?:[\w:]+::)?(\w+)")
 _WORD_END = re.compile(r"\w*$")
 _WORD_START = re.compile(r"\w*")
+_MACRO_CALL = re.compile(rb"(\w+)!")
+# the primitive types code names, each documented in core's `mod prim_<name>` (primitive_docs.rs)
+_PRIMITIVES = frozenset("bool char str i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f16 f32 f64 f128".split())
 _SPELLED_IN_CODE = {"slice": "<[_]>"}  # `slice::len`, as the docs name it: the primitive has no path
 _USE_LIST_LINES = 40  # how far above a name its `use` item may start
 _FUNCTION = 12  # the protocol's SymbolKind: rust-analyzer gives macros this kind too
@@ -150,6 +153,11 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
         written = await _as_written(ctx, places, segments)
         if written is not None:
             return written
+        if len(segments) == 1 and name in _PRIMITIVES:  # placed by newer analyzers only: at its docs, as they do
+            docs = _unique([s for s in await workspace_symbols(ctx, f"prim_{name}", libraries=True)
+                            if s.get("name") == f"prim_{name}"])  # core's, and std's of the same file
+            if len(docs) == 1:
+                return Target.of(docs[0]["location"]["uri"], docs[0]["location"]["range"])
     elif as_written and qualifiers:  # several (an inherent method and a trait's): the one code means by the path
         written = await _as_written(ctx, places, segments)
         meant = [s for s in matching if written is not None and s["location"]["uri"] == written.uri
@@ -231,14 +239,20 @@ async def ask_as_written(ctx: OpContext, segments: list[str], method: str,
 
 
 def _spells_another(places: Places, location: dict[str, Any], name: str) -> bool:
-    """Whether the one-line range of a location spells a name other than `name` (the symbol was made
-    by a macro, and its place is the macro's); False when it cannot tell."""
+    """Whether a location spells a name other than `name` (the symbol was made by a macro, and its
+    place is the macro's): a one-line range, or a range over lines that opens a macro call (older
+    analyzers list such an item at the whole call, `uint_impl! { ... }`); False when it cannot tell."""
     start, end = location["range"]["start"], location["range"]["end"]
     _, _, index, _ = places.file(location["uri"])
-    if index is None or start["line"] != end["line"] or not 0 <= start["line"] < index.line_count:
+    if index is None or not 0 <= start["line"] < index.line_count:
         return False
     text = index.line(start["line"]).encode("utf-8")
-    spelled = text[places.column(index, start["line"], start["character"]):places.column(index, end["line"], end["character"])]
+    begin = places.column(index, start["line"], start["character"])
+    if start["line"] == end["line"]:
+        spelled = text[begin:places.column(index, end["line"], end["character"])]
+    else:
+        call = _MACRO_CALL.match(text, begin)
+        spelled = call.group(1) if call else b""
     return bool(spelled) and spelled.decode("utf-8", "replace") != name
 
 
