@@ -90,6 +90,35 @@ def test_block_doc_comments_examples_count_as_line_comments_do():
     assert lines_mentioning(BLOCK_EXAMPLES, "Gets") == []  # prose, not an example
 
 
+IN_LITERALS = r"""
+const HELP: &str = "usage:
+/// ```
+/// get(); // a string's line, no doc comment
+/// ```
+";
+const RAW: &str = r#"a "quoted" word
+/** ```
+get: a raw string's
+``` */
+"#;
+/* a comment
+/// ```
+/// get(); // no doc comment inside a comment
+/// ```
+*/
+fn quotes<'a>(x: &'a str) -> char { let _ = '"'; let _ = b'\''; 'outer: loop { break 'outer '/' } }
+/// ```
+/// assert_eq!(get(), "a string opened and closed on one line");
+/// ```
+pub fn get() -> &'static str { "after the literals" }
+"""
+
+
+def test_a_doc_comment_inside_a_string_or_a_comment_is_none():
+    assert lines_mentioning(IN_LITERALS, "get") == [
+        (19, 'assert_eq!(get(), "a string opened and closed on one line");')]
+
+
 def test_a_files_example_lines_are_read_once_per_text_and_a_changed_text_afresh():
     first = _examples_of("/p/src/lib.rs", EXAMPLES)
     assert first == example_lines(EXAMPLES)

@@ -24,6 +24,13 @@ _EXAMPLES: dict[str, tuple[str, list[tuple[int, str]]]] = {}
 _DOC_LINE = re.compile(r"\s*//[/!](?!/)\s?(.*)")  # `///` or `//!`, not `////`; the text after it
 _BLOCK_OPEN = re.compile(r"\s*/\*(?:\*(?![*/])|!)")  # `/**` (not `/***` nor the empty `/**/`) or `/*!`
 _COMMENT_MARK = re.compile(r"/\*|\*/")
+# the tokens doc comments cannot start inside, each found by its first character: a line comment, whole;
+# the opening of a block comment (nesting is counted apart); a string's quote (a raw string's `r#"`
+# is told by what stands before it); a char, whole (a lone quote is a lifetime's or a label's)
+_LEXEME = re.compile(r"""//[^\n]*|/\*|"|'(?:\\(?:u\{[0-9a-fA-F_]*\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'|'""")  # no groups: faster
+_STRING_END = re.compile(r'(?:[^"\\]|\\.)*"', re.S)  # from after the opening quote: escapes passed over
+_RAW_PREFIX = re.compile(r"(?<!\w)[bc]?r(#*)\Z")  # searched in the text just before a quote
+_RAW_PREFIX_MAX = 258  # `br` and the most `#`s a raw string opens with (255)
 _BLOCK_DECORATION = re.compile(r"\s*\*(?!/) ?")  # the ` * ` a block doc comment's lines often start with
 _FENCE = re.compile(r"\s*(?:```|~~~)\s*([\w,\- ]*)")
 # a fence's info string: none, or rustdoc's (`rust`, `should_panic`, `no_run`, `ignore`, `edition2021`,
@@ -75,17 +82,58 @@ def example_lines(text: str) -> list[tuple[int, str]]:
 def _doc_bodies(text: str) -> Iterator[tuple[int, str | None]]:
     """(1-based line, its doc-comment text) of each line of `text`; None for a line that is no doc comment."""
     lines = text.splitlines()
+    inside = _lines_starting_inside(text)
     at = 0
     while at < len(lines):
-        opened = _BLOCK_OPEN.match(lines[at])
+        opened = _BLOCK_OPEN.match(lines[at]) if at not in inside else None
         if opened is None:
-            doc = _DOC_LINE.match(lines[at])
+            doc = _DOC_LINE.match(lines[at]) if at not in inside else None
             yield at + 1, doc.group(1) if doc is not None else None
             at += 1
             continue
         comment = _block_comment(lines, at, opened.end())
         yield from comment
         at += len(comment)
+
+
+def _lines_starting_inside(text: str) -> set[int]:
+    """The 0-based lines of `text` that begin inside a string literal or a block comment: a `///` or
+    `/**` there opens no doc comment."""
+    spans: list[tuple[int, int]] = []  # [start, end) of each literal or block comment over lines
+    at = 0
+    while (found := _LEXEME.search(text, at)) is not None:
+        token, (start, end) = found.group(), found.span()
+        if token == "/*":  # block comments nest: counted to the `*/` that closes this one
+            depth = 1
+            while depth and (mark := _COMMENT_MARK.search(text, end)) is not None:
+                depth += 1 if mark.group() == "/*" else -1
+                end = mark.end()
+            end = end if not depth else len(text)
+        elif token == '"':
+            raw = _RAW_PREFIX.search(text, max(0, start - _RAW_PREFIX_MAX), start) if text[start - 1] in "r#" else None
+            if raw is not None:  # `r#"`: closed by a quote and as many `#`s
+                end = text.find('"' + raw.group(1), end)
+                end = end + 1 + len(raw.group(1)) if end >= 0 else len(text)
+            else:
+                closed = _STRING_END.match(text, end)
+                end = closed.end() if closed is not None else len(text)
+        else:  # a line comment, a char or a lone quote: within its line
+            at = end
+            continue
+        if text.find("\n", start, end) >= 0:
+            spans.append((start, end))
+        at = end
+    inside: set[int] = set()
+    if spans:
+        offset, pending = 0, iter(spans)
+        span: tuple[int, int] | None = next(pending)
+        for number, line in enumerate(text.splitlines(keepends=True)):
+            while span is not None and span[1] <= offset:
+                span = next(pending, None)
+            if span is not None and span[0] < offset < span[1]:
+                inside.add(number)
+            offset += len(line)
+    return inside
 
 
 def _block_comment(lines: list[str], first: int, start: int) -> list[tuple[int, str]]:
