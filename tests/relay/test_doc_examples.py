@@ -91,9 +91,9 @@ def test_block_doc_comments_examples_count_as_line_comments_do():
 
 
 IN_LITERALS = r"""
-const HELP: &str = "usage:
+const HELP: &str = "usage: \"
 /// ```
-/// get(); // a string's line, no doc comment
+/// get(); // a string's line (its escaped quote closes nothing), no doc comment
 /// ```
 ";
 const RAW: &str = r#"a "quoted" word
@@ -111,12 +111,24 @@ fn quotes<'a>(x: &'a str) -> char { let _ = '"'; let _ = b'\''; 'outer: loop { b
 /// assert_eq!(get(), "a string opened and closed on one line");
 /// ```
 pub fn get() -> &'static str { "after the literals" }
+// a comment's quotes open nothing: don't say "hi
+const DIR: &str = r"C:\"; // a raw string ends at its first quote: no escapes
+/// ```
+/// get();
+/// ```
+pub fn again() {}
 """
 
 
 def test_a_doc_comment_inside_a_string_or_a_comment_is_none():
     assert lines_mentioning(IN_LITERALS, "get") == [
-        (19, 'assert_eq!(get(), "a string opened and closed on one line");')]
+        (19, 'assert_eq!(get(), "a string opened and closed on one line");'), (25, "get();")]
+
+
+def test_lines_are_counted_at_line_feeds_only_as_the_analyzer_counts_them():
+    # a form feed ends no line; a string broken only by line separators (U+2028) holds no doc comment
+    assert lines_mentioning("\x0c\n/// ```\n/// get();\n/// ```\n", "get") == [(3, "get();")]
+    assert lines_mentioning('const S: &str = "a\u2028/// ```\u2028/// get();\u2028/// ```\u2028";\n', "get") == []
 
 
 def test_a_files_example_lines_are_read_once_per_text_and_a_changed_text_afresh():

@@ -117,8 +117,10 @@ def _at(start: tuple[int, int], end: tuple[int, int]) -> dict:
     (_at((3, 4), (5, 5)), True),  # the whole call of that macro, as older analyzers list its items
     (_at((1, 11), (1, 22)), False),  # the item's own name
     (_at((1, 4), (2, 5)), False),  # an item's whole range, which names no macro at its start
+    (_at((0, 0), (2, 5)), False),  # the whole definition of a macro: no call
+    (_at((6, 4), (7, 5)), True),  # a call by path
 ])
 def test_a_place_that_spells_a_macro_is_told_from_the_items_own(location, another):
     places = _OneFile("macro_rules! uint_impl {\n    pub fn checked_add(self) -> u8 { 0 }\n    }\n"
-                      "    uint_impl! {\n        u8\n    }\n")
+                      "    uint_impl! {\n        u8\n    }\n    core::uint_impl! {\n    }\n")
     assert _spells_another(places, location, "checked_add") is another

@@ -72,7 +72,7 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
         parser.add_argument("--compile", action="store_true",
                             help="also run rustc (cargo check in a mirror of the project under the user's cache)")
     _add_common(parser)
-    by_name = "; with --symbol, of the package around the current directory" if name == "type" else ""
+    by_name = "; with --symbol, the workspace around the current directory" if name == "type" else ""
     parser.add_argument("--root", metavar="DIR", type=Path,
                         help=f"the project root (default: the workspace of FILE's package, else that package{by_name})")
     parser.add_argument("--json", action="store_true", help="print the raw result as one JSON object")

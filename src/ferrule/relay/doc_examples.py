@@ -27,10 +27,10 @@ _COMMENT_MARK = re.compile(r"/\*|\*/")
 # the tokens doc comments cannot start inside, each found by its first character: a line comment, whole;
 # the opening of a block comment (nesting is counted apart); a string's quote (a raw string's `r#"`
 # is told by what stands before it); a char, whole (a lone quote is a lifetime's or a label's)
-_LEXEME = re.compile(r"""//[^\n]*|/\*|"|'(?:\\(?:u\{[0-9a-fA-F_]*\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'|'""")  # no groups: faster
+_LEXEME = re.compile(r"""//[^\n]*|/\*|"|'(?:\\(?:u\{[0-9a-fA-F_]*\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'|'""")
 _STRING_END = re.compile(r'(?:[^"\\]|\\.)*"', re.S)  # from after the opening quote: escapes passed over
-_RAW_PREFIX = re.compile(r"(?<!\w)[bc]?r(#*)\Z")  # searched in the text just before a quote
-_RAW_PREFIX_MAX = 258  # `br` and the most `#`s a raw string opens with (255)
+_RAW_OPENER = re.compile(r"(?<!\w)[bc]?r\Z")  # what stands before a raw string's `#`s (searched up to them)
+_RAW_HASHES_MAX = 255
 _BLOCK_DECORATION = re.compile(r"\s*\*(?!/) ?")  # the ` * ` a block doc comment's lines often start with
 _FENCE = re.compile(r"\s*(?:```|~~~)\s*([\w,\- ]*)")
 # a fence's info string: none, or rustdoc's (`rust`, `should_panic`, `no_run`, `ignore`, `edition2021`,
@@ -81,7 +81,7 @@ def example_lines(text: str) -> list[tuple[int, str]]:
 
 def _doc_bodies(text: str) -> Iterator[tuple[int, str | None]]:
     """(1-based line, its doc-comment text) of each line of `text`; None for a line that is no doc comment."""
-    lines = text.splitlines()
+    lines = [line.removesuffix("\r") for line in text.split("\n")]  # numbered as LineIndex does: at `\n` only
     inside = _lines_starting_inside(text)
     at = 0
     while at < len(lines):
@@ -98,7 +98,8 @@ def _doc_bodies(text: str) -> Iterator[tuple[int, str | None]]:
 
 def _lines_starting_inside(text: str) -> set[int]:
     """The 0-based lines of `text` that begin inside a string literal or a block comment: a `///` or
-    `/**` there opens no doc comment."""
+    `/**` there opens no doc comment. A literal or comment left open (an edit under way) runs to the
+    end of the text, as the compiler reads it."""
     spans: list[tuple[int, int]] = []  # [start, end) of each literal or block comment over lines
     at = 0
     while (found := _LEXEME.search(text, at)) is not None:
@@ -110,10 +111,14 @@ def _lines_starting_inside(text: str) -> set[int]:
                 end = mark.end()
             end = end if not depth else len(text)
         elif token == '"':
-            raw = _RAW_PREFIX.search(text, max(0, start - _RAW_PREFIX_MAX), start) if text[start - 1] in "r#" else None
-            if raw is not None:  # `r#"`: closed by a quote and as many `#`s
-                end = text.find('"' + raw.group(1), end)
-                end = end + 1 + len(raw.group(1)) if end >= 0 else len(text)
+            hashes = ""
+            if start and text[start - 1] in "r#":
+                before = text[max(0, start - _RAW_HASHES_MAX):start]
+                hashes = "#" * (len(before) - len(before.rstrip("#")))
+            opener = start - len(hashes)
+            if opener and text[opener - 1] == "r" and _RAW_OPENER.search(text, max(0, opener - 2), opener):
+                end = text.find('"' + hashes, end)  # `r#"`: closed by a quote and as many `#`s, no escapes
+                end = end + 1 + len(hashes) if end >= 0 else len(text)
             else:
                 closed = _STRING_END.match(text, end)
                 end = closed.end() if closed is not None else len(text)
@@ -127,12 +132,12 @@ def _lines_starting_inside(text: str) -> set[int]:
     if spans:
         offset, pending = 0, iter(spans)
         span: tuple[int, int] | None = next(pending)
-        for number, line in enumerate(text.splitlines(keepends=True)):
+        for number, line in enumerate(text.split("\n")):
             while span is not None and span[1] <= offset:
                 span = next(pending, None)
             if span is not None and span[0] < offset < span[1]:
                 inside.add(number)
-            offset += len(line)
+            offset += len(line) + 1
     return inside
 
 

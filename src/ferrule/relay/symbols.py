@@ -35,12 +35,13 @@ _IMPL_LABEL = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?:(.*?)\s+for\
 _TYPE_NAME = re.compile(r"(?:[\w:]+::)?(\w+)")
 _WORD_END = re.compile(r"\w*$")
 _WORD_START = re.compile(r"\w*")
-_MACRO_CALL = re.compile(rb"(\w+)!")
+_MACRO_CALL = re.compile(rb"(?:\w+::)*(?!macro_rules!)(\w+)!")  # a call (`paste::paste!` too), not a definition
 # the primitive types code names, each documented in core's `mod prim_<name>` (primitive_docs.rs)
 _PRIMITIVES = frozenset("bool char str i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f16 f32 f64 f128".split())
 _SPELLED_IN_CODE = {"slice": "<[_]>"}  # `slice::len`, as the docs name it: the primitive has no path
 _USE_LIST_LINES = 40  # how far above a name its `use` item may start
-_FUNCTION = 12  # the protocol's SymbolKind: rust-analyzer gives macros this kind too
+_MODULE = 2  # the protocol's SymbolKind
+_FUNCTION = 12  # rust-analyzer gives macros this kind too
 _MEMBERS = frozenset({8, 22})  # Field, EnumMember
 _SEGMENT_RECIPE = ("pass a name such as `total`, or a path such as `Order::total` or "
                    "`orders::pricing::Order::total`; `symbols` with `query` lists what is there")
@@ -155,7 +156,8 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
             return written
         if len(segments) == 1 and name in _PRIMITIVES:  # placed by newer analyzers only: at its docs, as they do
             docs = _unique([s for s in await workspace_symbols(ctx, f"prim_{name}", libraries=True)
-                            if s.get("name") == f"prim_{name}"])  # core's, and std's of the same file
+                            if s.get("name") == f"prim_{name}" and s.get("kind") == _MODULE
+                            and places.file(s["location"]["uri"])[1]])  # core's, and std's of the same file
             if len(docs) == 1:
                 return Target.of(docs[0]["location"]["uri"], docs[0]["location"]["range"])
     elif as_written and qualifiers:  # several (an inherent method and a trait's): the one code means by the path
