@@ -35,16 +35,21 @@ def test_a_definition_by_name_prints_file_line_col_and_the_line(crate):
 
 @pytest.mark.live
 def test_a_name_a_project_macro_makes_is_not_the_std_item_of_that_name(tmp_path):
-    """The macro's `Vec` is placed at the macro: std's `Vec`, which the name means at the crate root
-    where the relay may show it as code, is not the answer (as one command, where it was)."""
+    """The macro's `Vec` is placed in the macro's body, and its uses are the project's: std's `Vec`,
+    which the bare name means at the crate root where the relay shows it as code, is in neither
+    answer (one command each, where it was)."""
     crate = tmp_path / "made"
     (crate / "src").mkdir(parents=True)
     (crate / "Cargo.toml").write_text('[package]\nname = "made"\nversion = "0.1.0"\nedition = "2021"\n')
-    (crate / "src" / "lib.rs").write_text("pub mod gen;\n")
+    (crate / "src" / "lib.rs").write_text("pub mod gen;\npub fn make() -> gen::Vec {\n    gen::Vec\n}\n")
     (crate / "src" / "gen.rs").write_text("macro_rules! make_vec { () => { pub struct Vec; } }\nmake_vec!();\n")
     done = ferrule("definition", "--symbol", "Vec", "-q", cwd=crate)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("src/gen.rs:1:"), done.stdout
+    assert done.stdout.startswith("src/gen.rs:1:44: "), done.stdout  # `pub struct Vec;`'s name
+    done = ferrule("references", "--symbol", "Vec", "-q", cwd=crate)
+    assert done.returncode == 0, done.stderr
+    uses = {line.split(": ", 1)[0] for line in done.stdout.splitlines()}
+    assert {"src/lib.rs:2:23", "src/lib.rs:3:10"} <= uses and all(use.startswith("src/") for use in uses), uses
 
 
 @pytest.mark.live

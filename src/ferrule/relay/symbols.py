@@ -51,15 +51,21 @@ AMBIGUOUS_RECIPE = "qualify the name with its type or module (e.g. `Order::total
 @dataclass(frozen=True, slots=True)
 class Target:
     """Where an op looks: a document and a position in the analyzer's own encoding. `found`, for a
-    place a symbol was resolved to, is the range of the name there: the definition itself."""
+    place a symbol was resolved to, is the range of the name there: the definition itself; `written`,
+    the path that resolved it as code names it, to ask again where code names it."""
 
     uri: str
     position: dict[str, int]
     found: dict[str, Any] | None = None
+    written: tuple[str, ...] | None = None
 
     @staticmethod
-    def of(uri: str, lsp_range: dict[str, Any]) -> Target:
-        return Target(uri, lsp_range["start"], lsp_range)
+    def of(uri: str, lsp_range: dict[str, Any], written: list[str] | None = None) -> Target:
+        return Target(uri, lsp_range["start"], lsp_range, None if written is None else tuple(written))
+
+    def path(self, symbol: str) -> list[str]:
+        """The path to ask at where code names it: the one that resolved this place, else `symbol`'s."""
+        return list(self.written) if self.written is not None else split_path(symbol)
 
 
 def split_path(spec: str) -> list[str]:
@@ -146,8 +152,12 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
     if len(matching) == 1:
         location = matching[0]["location"]
         if as_written and _spells_another(places, location, name):  # a macro made it: where it expands
-            # only when the answer touches the search's document: at the crate root the name may mean another item
-            return (await _as_written(ctx, places, segments, within=location["uri"])
+            # only when the answer touches the search's document: at the crate root the name may mean
+            # another item (std's `Vec` beside a macro's), and then the path from the crate names it
+            within = location["uri"]
+            from_crate = _from_crate(places, within, segments)
+            return (await _as_written(ctx, places, segments, within=within)
+                    or (from_crate and await _as_written(ctx, places, from_crate, within=within))
                     or Target.of(location["uri"], location["range"]))
         return Target.of(location["uri"], location["range"])
     if as_written and not matching:  # not a listed item (`u32`, `str::len`): the path as code names it
@@ -194,7 +204,15 @@ async def _as_written(ctx: OpContext, places: Places, segments: list[str], withi
     # the item itself before the macro call that makes it (`uint_impl! {` for `u32::checked_add`)
     at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, segments[-1])),
                          found[0])
-    return Target.of(at, lsp_range)
+    return Target.of(at, lsp_range, segments)
+
+
+def _from_crate(places: Places, uri: str, segments: list[str]) -> list[str] | None:
+    """`segments` led by the module path of the project file at `uri` (`crate::gen::Vec`); None for a
+    library's file or a crate root's, where the path alone already starts from the crate."""
+    shown, read_only, _, _ = places.file(uri)
+    module = None if read_only else mapping.module_path(shown)
+    return [*module.split("::"), *segments] if module and module != "crate" else None
 
 
 async def locations_as_written(ctx: OpContext, segments: list[str], method: str,

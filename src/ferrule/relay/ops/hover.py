@@ -13,7 +13,7 @@ from ferrule.relay.blind import inactive_at, unlinked_file
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import TypeParams
 from ferrule.relay.results import TypeResult
-from ferrule.relay.symbols import ask_as_written, split_path, target
+from ferrule.relay.symbols import ask_as_written, target
 
 
 async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
@@ -49,7 +49,7 @@ async def _type_of_name(ctx: OpContext, params: TypeParams) -> TypeResult:
     result = mapping.hover_to_type(hover)
     if not result["display"]:  # a name in a macro's body (`u32::checked_add`): the hover where code names it
         assert params.symbol is not None  # target() resolved one
-        asked = await ask_as_written(ctx, split_path(params.symbol), "textDocument/hover")
+        asked = await ask_as_written(ctx, place.path(params.symbol), "textDocument/hover")
         if asked is not None:
             result = mapping.hover_to_type(asked[0])
     return ctx.caveated(result, ctx.analyzer.warnings())

@@ -30,7 +30,7 @@ from ferrule.relay.results import (
     ReferencesResult,
     SymbolsResult,
 )
-from ferrule.relay.symbols import doc_examples, locations_as_written, split_path, target, workspace_symbols
+from ferrule.relay.symbols import doc_examples, locations_as_written, target, workspace_symbols
 
 
 async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
@@ -117,7 +117,7 @@ async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResu
         "textDocument": {"uri": place.uri}, "position": place.position, **context})
     pairs = lsp_locations(answer)
     if not pairs and params.symbol is not None:  # a name in a macro's body: asked where code names it
-        pairs = await locations_as_written(ctx, split_path(params.symbol), "textDocument/references", context)
+        pairs = await locations_as_written(ctx, place.path(params.symbol), "textDocument/references", context)
     places = Places(ctx)
     found = [places.location(uri, lsp_range) for uri, lsp_range in pairs]
     limit = params.max or NAVIGATION_MAX_DEFAULT
@@ -150,7 +150,7 @@ async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsP
     if not found and itself and place.found is not None:
         found = [(place.uri, place.found)]  # a name in a macro's body, where the analyzer answers nothing
     elif not found and params.symbol is not None:  # the same: asked where code names it
-        found = await locations_as_written(ctx, split_path(params.symbol), method)
+        found = await locations_as_written(ctx, place.path(params.symbol), method)
     # in file order, not the analyzer's, which differs from one run to the next
     found.sort(key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
     located = [places.location(uri, lsp_range) for uri, lsp_range in found[:limit]]
