@@ -50,6 +50,10 @@ def test_a_name_a_project_macro_makes_is_not_the_std_item_of_that_name(tmp_path)
     assert done.returncode == 0, done.stderr
     uses = {line.split(": ", 1)[0] for line in done.stdout.splitlines()}
     assert {"src/lib.rs:2:23", "src/lib.rs:3:10"} <= uses and all(use.startswith("src/") for use in uses), uses
+    # rust-analyzer renames no name written in a macro's body: the refusal says where it is and what to do
+    done = ferrule("rename", "--symbol", "Vec", "--to", "Bag", "-q", cwd=crate)
+    assert done.returncode == 2
+    assert "`Vec` is named in a macro's body (src/gen.rs:1)" in done.stderr and "`references`" in done.stderr
 
 
 @pytest.mark.live

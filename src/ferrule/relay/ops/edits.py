@@ -28,6 +28,7 @@ from ferrule.relay.params import (
     RenameParams,
     ValidateParams,
 )
+from ferrule.relay.places import Places
 from ferrule.relay.results import ApplyFixResult, EditResult, Fix, FixesResult, RenameResult
 from ferrule.relay.symbols import doc_examples, target
 
@@ -43,6 +44,14 @@ async def rename(ctx: OpContext, params: RenameParams) -> RenameResult:
     try:
         workspace_edit = await ctx.request("textDocument/rename", {**where, "newName": params.new_name})
     except ResponseError as error:
+        if place.written is not None and place.found is not None:  # a macro made it: its name is in the body
+            named = Places(ctx).location(place.uri, place.found)
+            if not named["read_only"]:
+                raise BadRequest(
+                    f"rename refused: `{params.symbol}` is named in a macro's body ({named['file']}:{named['line']}), "
+                    f"which rust-analyzer does not rename ({error.message})",
+                    "edit the name there and at the uses `references` lists (the macro may make other items "
+                    "of that name)") from None
         raise BadRequest(f"rename refused: {error.message}", "choose another name or another symbol") from None
     if workspace_edit is None:
         raise BadRequest("rename refused: nothing there can be renamed",
