@@ -67,6 +67,7 @@ def test_a_path_found_as_code_names_it_leaves_the_crate_root_as_it_was(session):
 def test_the_type_of_a_name_is_its_signature_and_docs(session, symbol, display):
     answer = session.call("type", {"symbol": symbol})
     assert display in answer["display"] and answer["documentation"], answer
+    assert "{unknown}" not in answer["documentation"]  # no notable trait the analyzer could not name
 
 
 def test_the_type_of_a_name_takes_no_content_and_needs_a_place(session):

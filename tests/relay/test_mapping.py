@@ -15,6 +15,27 @@ def test_hover_shapes():
     assert mapping.hover_to_type(plain) == {"display": "just text", "documentation": ""}
 
 
+# rust-analyzer 1.96's hover of `Vec::push` (shortened): the notable traits of a generic function's
+# own type, which it could not resolve
+_PUSH = ("```rust\nalloc::vec::Vec\n```\n\n```rust\nimpl<T, A> Vec<T, A>\npub fn push(&mut self, value: T)\n```\n\n"
+         "---\n\nImplements notable traits: `Future<Output = <fn push<{unknown}, {unknown}>(&mut Vec<{unknown}, "
+         "{unknown}>, {unknown}) as Future>::Output>`, `Iterator<Item = <fn push<{unknown}, {unknown}>(&mut "
+         "Vec<{unknown}, {unknown}>, {unknown}) as Iterator>::Item>`\n\n---\n\nAppends an element to the back "
+         "of a collection.")
+
+
+def test_notable_traits_the_analyzer_could_not_name_are_left_out():
+    push = mapping.hover_to_type({"contents": {"kind": "markdown", "value": _PUSH}})
+    assert push == {"display": "impl<T, A> Vec<T, A>\npub fn push(&mut self, value: T)",
+                    "documentation": "Appends an element to the back of a collection."}
+    mixed = _PUSH.replace("`, `Iterator<Item", "`, `Write`, `Iterator<Item")
+    documentation = mapping.hover_to_type({"contents": {"kind": "markdown", "value": mixed}})["documentation"]
+    assert documentation.startswith("Implements notable traits: Write\n\nAppends")
+    file = "```rust\nlet f: File\n```\n\n---\n\nImplements notable traits: `Read`, `Write`"
+    assert mapping.hover_to_type({"contents": {"kind": "markdown", "value": file}})["documentation"] == \
+        "Implements notable traits: Read, Write"
+
+
 @pytest.mark.parametrize(("rel", "cell"), [
     ("src/lib.rs", "crate"),
     ("src/main.rs", "crate"),

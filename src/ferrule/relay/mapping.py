@@ -172,8 +172,28 @@ def receiver_is_option_or_result(items: list[dict[str, Any]], item: dict[str, An
 def hover_to_type(result: Any) -> TypeResult:
     if not result:
         return {"display": "", "documentation": ""}
-    display, documentation = split_hover(hover_markdown(result.get("contents")))
+    display, documentation = split_hover(_known_notable_traits(hover_markdown(result.get("contents"))))
     return {"display": display, "documentation": documentation}
+
+
+_NOTABLE_TRAITS = "Implements notable traits: "
+_CODE_SPANS = re.compile(r"`[^`\n]*`")
+
+
+def _known_notable_traits(markdown: str) -> str:
+    """rust-analyzer's "Implements notable traits" line with only the traits it could name: of a
+    generic function it lists `Future<Output = <fn push<{unknown}, {unknown}>(...) as Future>::Output>`,
+    which no function implements. A line left with none is taken out."""
+    at = markdown.find(_NOTABLE_TRAITS)
+    if at < 0 or "{unknown}" not in markdown:
+        return markdown
+    end = markdown.find("\n", at)
+    end = len(markdown) if end < 0 else end
+    traits = _CODE_SPANS.findall(markdown, at + len(_NOTABLE_TRAITS), end)  # `Read`, `Write`
+    known = [name for name in traits if "{unknown}" not in name]
+    if not traits or len(known) == len(traits):
+        return markdown
+    return markdown[:at] + (_NOTABLE_TRAITS + ", ".join(known) if known else "") + markdown[end:]
 
 
 # Cargo's auto-discovered targets besides the library: each file here, or each folder's main.rs, is
