@@ -33,6 +33,8 @@ def session(tmp_path_factory, analyzer) -> Iterator[SyncSession]:
     ("Ord", "core/src/cmp.rs", "trait Ord: "),  # past 128 fuzzy matches of `ord` (`OrderId`, `word`, ...)
     ("std::cmp::Ord", "core/src/cmp.rs", "trait Ord: "),
     ("HashMap", "std/src/collections/hash/map.rs", "pub struct HashMap<"),  # not std's own `hashbrown`'s
+    ("Debug", "core/src/fmt/mod.rs", "trait Debug"),  # the prelude's, not core's `str::lossy::Debug` struct
+    ("Result", "core/src/result.rs", "pub enum Result<"),  # the prelude's, not an alias (`fmt::Result`)
     # not listed by the analyzer's symbol search: a primitive and its methods, found as code names them
     ("str::len", "core/src/str/mod.rs", "fn len(&self) -> usize"),
     ("slice::len", "core/src/slice/mod.rs", "fn len(&self) -> usize"),  # the docs' name for `[T]`

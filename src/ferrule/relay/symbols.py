@@ -170,10 +170,14 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
                             and places.file(s["location"]["uri"])[1]])  # core's, and std's of the same file
             if len(docs) == 1:
                 return Target.of(docs[0]["location"]["uri"], docs[0]["location"]["range"])
-    elif as_written and qualifiers:  # several (an inherent method and a trait's): the one code means by the path
-        written = await _as_written(ctx, places, segments)
-        meant = [s for s in matching if written is not None and s["location"]["uri"] == written.uri
-                 and s["location"]["range"]["start"]["line"] == written.position["line"]]
+    # several: the one code means by the path (`Meter::value`, the inherent method and not a trait's);
+    # by a bare name, only among the libraries' (`Debug`, the trait and an unnameable struct of core):
+    # the project's own stay for the agent to choose
+    elif as_written and (qualifiers or all(places.file(s["location"]["uri"])[1] for s in matching)):
+        answered = {(at, r["start"]["line"]) for at, r in await locations_as_written(ctx, segments, "textDocument/definition")}
+        meant = [s for s in matching if (s["location"]["uri"], s["location"]["range"]["start"]["line"]) in answered]
+        if not meant:  # the analyzer answers `Debug`'s derive macro for the trait: the match beside it
+            meant = [s for s in matching if s["location"]["uri"] in {at for at, _ in answered}]
         if len(meant) == 1:
             return Target.of(meant[0]["location"]["uri"], meant[0]["location"]["range"])
     if matching:
