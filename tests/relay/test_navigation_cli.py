@@ -53,7 +53,26 @@ def test_a_name_a_project_macro_makes_is_not_the_std_item_of_that_name(tmp_path)
     # rust-analyzer renames no name written in a macro's body: the refusal says where it is and what to do
     done = ferrule("rename", "--symbol", "Vec", "--to", "Bag", "-q", cwd=crate)
     assert done.returncode == 2
-    assert "`Vec` is named in a macro's body (src/gen.rs:1)" in done.stderr and "`references`" in done.stderr
+    assert "rename refused: `Vec` is made by a macro (src/gen.rs:1), which rust-analyzer does not rename" in done.stderr
+    assert "`references`" in done.stderr
+
+
+@pytest.mark.live
+def test_a_macros_item_no_path_names_is_refused_not_taken_for_the_macro(tmp_path):
+    """Made in a module inline in the crate root, the macro's `Vec` has no path from the crate root
+    (there `Vec` is std's): only the macro's place is known, and what the analyzer answers there is the
+    macro's. Its uses, its type and a rename by name are refused with where it is made; a rename is
+    never sent there, where it would rename the macro."""
+    crate = tmp_path / "inline"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "inline"\nversion = "0.1.0"\nedition = "2021"\n')
+    (crate / "src" / "lib.rs").write_text("pub mod gen {\n    macro_rules! make_vec { () => { pub struct Vec; } }\n"
+                                          "    make_vec!();\n}\npub fn make() -> gen::Vec {\n    gen::Vec\n}\n")
+    for command in (["references", "--symbol", "Vec"], ["type", "--symbol", "Vec"],
+                    ["rename", "--symbol", "Vec", "--to", "Bag"]):
+        done = ferrule(*command, "-q", cwd=crate)
+        assert done.returncode == 2 and "`Vec` is made by a macro (src/lib.rs:3)" in done.stderr, (command, done)
+        assert "make_vec" not in done.stdout
 
 
 @pytest.mark.live

@@ -176,24 +176,23 @@ def hover_to_type(result: Any) -> TypeResult:
     return {"display": display, "documentation": documentation}
 
 
-_NOTABLE_TRAITS = "Implements notable traits: "
+# rust-analyzer's line of a hover's notable traits, each a code span: "Implements notable traits: `Read`, `Write`"
+_NOTABLE_TRAITS = re.compile(r"^Implements notable traits: ((?:`[^`\n]*`(?:, )?)+)(\r?)$", re.MULTILINE)
 _CODE_SPANS = re.compile(r"`[^`\n]*`")
 
 
 def _known_notable_traits(markdown: str) -> str:
-    """rust-analyzer's "Implements notable traits" line with only the traits it could name: of a
+    """rust-analyzer's "Implements notable traits" lines with only the traits it could name: of a
     generic function it lists `Future<Output = <fn push<{unknown}, {unknown}>(...) as Future>::Output>`,
-    which no function implements. A line left with none is taken out."""
-    at = markdown.find(_NOTABLE_TRAITS)
-    if at < 0 or "{unknown}" not in markdown:
+    which no function implements. A line left with none is left empty."""
+    if "{unknown}" not in markdown:
         return markdown
-    end = markdown.find("\n", at)
-    end = len(markdown) if end < 0 else end
-    traits = _CODE_SPANS.findall(markdown, at + len(_NOTABLE_TRAITS), end)  # `Read`, `Write`
-    known = [name for name in traits if "{unknown}" not in name]
-    if not traits or len(known) == len(traits):
-        return markdown
-    return markdown[:at] + (_NOTABLE_TRAITS + ", ".join(known) if known else "") + markdown[end:]
+    return _NOTABLE_TRAITS.sub(_named_traits, markdown)
+
+
+def _named_traits(line: re.Match[str]) -> str:
+    known = [name for name in _CODE_SPANS.findall(line.group(1)) if "{unknown}" not in name]
+    return ("Implements notable traits: " + ", ".join(known) if known else "") + line.group(2)
 
 
 # Cargo's auto-discovered targets besides the library: each file here, or each folder's main.rs, is

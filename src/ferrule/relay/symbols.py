@@ -7,12 +7,14 @@ module path from its file, then its container; a library's starts with its crate
 `use` re-exports give way to what they re-export, a derive macro to its trait, and, for a bare name,
 an enum variant or a field to the item it is named after. What the search does not list (a
 primitive and its methods, `str::len`) or lists at the macro that makes it is found as code names it
-(`_as_written`). One match is the answer; several are a `protocol` error listing them; none suggests
-the closest names.
+(`_as_written`). One match is the answer; of several, the one code at a crate root means by the path
+(by a bare name, among the libraries' alone); else they are a `protocol` error listing them; none
+suggests the closest names.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from dataclasses import dataclass
@@ -52,20 +54,40 @@ AMBIGUOUS_RECIPE = "qualify the name with its type or module (e.g. `Order::total
 class Target:
     """Where an op looks: a document and a position in the analyzer's own encoding. `found`, for a
     place a symbol was resolved to, is the range of the name there: the definition itself; `written`,
-    the path that resolved it as code names it, to ask again where code names it."""
+    the path that resolved it as code names it (empty: no path does), to ask again where code names
+    it; `in_macro`, a place a macro's body makes."""
 
     uri: str
     position: dict[str, int]
     found: dict[str, Any] | None = None
     written: tuple[str, ...] | None = None
+    in_macro: bool = False
 
     @staticmethod
-    def of(uri: str, lsp_range: dict[str, Any], written: list[str] | None = None) -> Target:
-        return Target(uri, lsp_range["start"], lsp_range, None if written is None else tuple(written))
+    def of(uri: str, lsp_range: dict[str, Any], written: list[str] | None = None, *, in_macro: bool = False) -> Target:
+        return Target(uri, lsp_range["start"], lsp_range, None if written is None else tuple(written), in_macro)
 
-    def path(self, symbol: str) -> list[str]:
-        """The path to ask at where code names it: the one that resolved this place, else `symbol`'s."""
-        return list(self.written) if self.written is not None else split_path(symbol)
+    def path(self, symbol: str) -> list[str] | None:
+        """The path to ask at where code names it: the one that resolved this place, else `symbol`'s;
+        None when code names another item by every path tried."""
+        if self.written is None:
+            return split_path(symbol)
+        return list(self.written) or None
+
+
+def made_by_macro(ctx: OpContext, place: Target, symbol: str, why: str, recipe: str, lead: str = "") -> BadRequest:
+    """The refusal for an item a macro makes, where the analyzer cannot be asked about it by name."""
+    made = Places(ctx).location(place.uri, place.found or {"start": place.position, "end": place.position})
+    return BadRequest(f"{lead}`{symbol}` is made by a macro ({made['file']}:{made['line']}), {why}", recipe)
+
+
+def unnamed(place: Target) -> bool:
+    """A macro makes the item and no path names it as code: only the macro's own place is known, and
+    what the analyzer answers there is the macro's, not the item's."""
+    return place.in_macro and place.written == ()
+
+
+UNNAMED_RECIPE = "ask at a position where it is used"
 
 
 def split_path(spec: str) -> list[str]:
@@ -156,9 +178,12 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
             # another item (std's `Vec` beside a macro's), and then the path from the crate names it
             within = location["uri"]
             from_crate = _from_crate(places, within, segments)
-            return (await _as_written(ctx, places, segments, within=within)
-                    or (from_crate and await _as_written(ctx, places, from_crate, within=within))
-                    or Target.of(location["uri"], location["range"]))
+            written = (await _as_written(ctx, places, segments, within=within)
+                       or (from_crate and await _as_written(ctx, places, from_crate, within=within)))
+            if written:
+                return dataclasses.replace(written, in_macro=True)
+            # the macro's own place; no path tried names the item, so none is asked again
+            return Target.of(location["uri"], location["range"], [], in_macro=True)
         return Target.of(location["uri"], location["range"])
     if as_written and not matching:  # not a listed item (`u32`, `str::len`): the path as code names it
         written = await _as_written(ctx, places, segments)
@@ -176,7 +201,7 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
     elif as_written and (qualifiers or all(places.file(s["location"]["uri"])[1] for s in matching)):
         answered = {(at, r["start"]["line"]) for at, r in await locations_as_written(ctx, segments, "textDocument/definition")}
         meant = [s for s in matching if (s["location"]["uri"], s["location"]["range"]["start"]["line"]) in answered]
-        if not meant:  # the analyzer answers `Debug`'s derive macro for the trait: the match beside it
+        if not meant and not qualifiers:  # the analyzer answers `Debug`'s derive macro for the trait: the match beside it
             meant = [s for s in matching if s["location"]["uri"] in {at for at, _ in answered}]
         if len(meant) == 1:
             return Target.of(meant[0]["location"]["uri"], meant[0]["location"]["range"])
@@ -203,7 +228,9 @@ async def _as_written(ctx: OpContext, places: Places, segments: list[str], withi
     analyzer resolves nothing, or (`within`) nothing it answers is in that document: the name means
     another item where code names it (a macro's `Vec`, and std's at the crate root)."""
     found = await locations_as_written(ctx, segments, "textDocument/definition")
-    if not found or (within is not None and all(at != within for at, _ in found)):
+    if within is not None:
+        found = [(at, lsp_range) for at, lsp_range in found if at == within]
+    if not found:
         return None
     # the item itself before the macro call that makes it (`uint_impl! {` for `u32::checked_add`)
     at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, segments[-1])),

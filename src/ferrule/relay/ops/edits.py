@@ -30,28 +30,28 @@ from ferrule.relay.params import (
 )
 from ferrule.relay.places import Places
 from ferrule.relay.results import ApplyFixResult, EditResult, Fix, FixesResult, RenameResult
-from ferrule.relay.symbols import doc_examples, target
+from ferrule.relay.symbols import doc_examples, made_by_macro, target, unnamed
 
 _FIX_ID = re.compile(r"(\d+):(\d+)-(\d+):(\d+)/(\d+)/([0-9a-f]{8})/([0-9a-f]{8})")
 _FIX_RECIPE = "ask `fixes` for the file again and pass one of the ids it answers"
+_IN_MACRO_RECIPE = ("edit its name in the macro's body and at its uses, which `references` lists (by name, or at a "
+                    "position where it is used); the macro may make other items of that name")
 
 
 async def rename(ctx: OpContext, params: RenameParams) -> RenameResult:
     place = await target(ctx, params)
+    if unnamed(place):  # the macro's own place: the analyzer would rename the macro
+        raise made_by_macro(ctx, place, str(params.symbol), "and no path from the crate root names it",
+                            _IN_MACRO_RECIPE, lead="rename refused: ")
     where = {"textDocument": {"uri": place.uri}, "position": place.position}
     # rename alone: it refuses what prepareRename would (an invalid name, a keyword, a library item)
     # with the same reason, in one round trip instead of two
     try:
         workspace_edit = await ctx.request("textDocument/rename", {**where, "newName": params.new_name})
     except ResponseError as error:
-        if place.written is not None and place.found is not None:  # a macro made it: its name is in the body
-            named = Places(ctx).location(place.uri, place.found)
-            if not named["read_only"]:
-                raise BadRequest(
-                    f"rename refused: `{params.symbol}` is named in a macro's body ({named['file']}:{named['line']}), "
-                    f"which rust-analyzer does not rename ({error.message})",
-                    "edit the name there and at the uses `references` lists (the macro may make other items "
-                    "of that name)") from None
+        if place.in_macro and not Places(ctx).file(place.uri)[1]:  # a library's: refused as any library item
+            raise made_by_macro(ctx, place, str(params.symbol), f"which rust-analyzer does not rename ({error.message})",
+                                _IN_MACRO_RECIPE, lead="rename refused: ") from None
         raise BadRequest(f"rename refused: {error.message}", "choose another name or another symbol") from None
     if workspace_edit is None:
         raise BadRequest("rename refused: nothing there can be renamed",
