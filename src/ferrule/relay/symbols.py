@@ -228,9 +228,9 @@ async def _as_written(ctx: OpContext, places: Places, segments: list[str], withi
     analyzer resolves nothing, or (`within`) nothing it answers is in that document: the name means
     another item where code names it (a macro's `Vec`, and std's at the crate root)."""
     found = await locations_as_written(ctx, segments, "textDocument/definition")
-    if within is not None:
-        found = [(at, lsp_range) for at, lsp_range in found if at == within]
-    if not found:
+    # `within`: the answer must touch the listed document (the macro's call there, `uint_impl! {`); the
+    # item itself may be in the macro's own file
+    if not found or (within is not None and all(at != within for at, _ in found)):
         return None
     # the item itself before the macro call that makes it (`uint_impl! {` for `u32::checked_add`)
     at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, segments[-1])),
