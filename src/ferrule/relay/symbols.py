@@ -67,12 +67,10 @@ class Target:
     def of(uri: str, lsp_range: dict[str, Any], written: list[str] | None = None, *, in_macro: bool = False) -> Target:
         return Target(uri, lsp_range["start"], lsp_range, None if written is None else tuple(written), in_macro)
 
-    def path(self, symbol: str) -> list[str] | None:
-        """The path to ask at where code names it: the one that resolved this place, else `symbol`'s;
-        None when code names another item by every path tried."""
-        if self.written is None:
-            return split_path(symbol)
-        return list(self.written) or None
+    def path(self, symbol: str) -> list[str]:
+        """The path to ask at where code names it: the one that resolved this place, else `symbol`'s."""
+        assert self.written != (), "a place no path names is refused before it is asked about again"
+        return list(self.written) if self.written is not None else split_path(symbol)
 
 
 def made_by_macro(ctx: OpContext, place: Target, symbol: str, why: str, recipe: str, lead: str = "") -> BadRequest:
@@ -84,10 +82,14 @@ def made_by_macro(ctx: OpContext, place: Target, symbol: str, why: str, recipe: 
 def unnamed(place: Target) -> bool:
     """A macro makes the item and no path names it as code: only the macro's own place is known, and
     what the analyzer answers there is the macro's, not the item's."""
-    return place.in_macro and place.written == ()
+    return place.written == ()
 
 
-UNNAMED_RECIPE = "ask at a position where it is used"
+def refuse_unnamed(ctx: OpContext, place: Target, symbol: str | None, asked: str) -> None:
+    """Refuse to ask the analyzer about `asked` (its uses, its type) at a place no path names."""
+    if unnamed(place):
+        raise made_by_macro(ctx, place, str(symbol), f"and no path from the crate root names it: {asked} "
+                            "cannot be asked by name", "ask at a position where it is used")
 
 
 def split_path(spec: str) -> list[str]:

@@ -49,7 +49,7 @@ async def rename(ctx: OpContext, params: RenameParams) -> RenameResult:
     try:
         workspace_edit = await ctx.request("textDocument/rename", {**where, "newName": params.new_name})
     except ResponseError as error:
-        if place.in_macro and not Places(ctx).file(place.uri)[1]:  # a library's: refused as any library item
+        if place.in_macro and not Places(ctx).file(place.uri)[1]:  # the project's (a library's: as any library item)
             raise made_by_macro(ctx, place, str(params.symbol), f"which rust-analyzer does not rename ({error.message})",
                                 _IN_MACRO_RECIPE, lead="rename refused: ") from None
         raise BadRequest(f"rename refused: {error.message}", "choose another name or another symbol") from None

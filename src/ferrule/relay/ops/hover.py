@@ -13,7 +13,7 @@ from ferrule.relay.blind import inactive_at, unlinked_file
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import TypeParams
 from ferrule.relay.results import TypeResult
-from ferrule.relay.symbols import UNNAMED_RECIPE, ask_as_written, made_by_macro, target, unnamed
+from ferrule.relay.symbols import ask_as_written, refuse_unnamed, target
 
 
 async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
@@ -45,15 +45,12 @@ async def _type_of_name(ctx: OpContext, params: TypeParams) -> TypeResult:
         raise BadRequest("`content` is the text of `file`: pass it with `file` and `position`, not `symbol`",
                          "name the place with `file` and `position` to ask about a transient text")
     place = await target(ctx, params)  # the named item; without a symbol, the error naming what is missing
-    if unnamed(place):
-        raise made_by_macro(ctx, place, str(params.symbol), "and no path from the crate root names it: its "
-                            "type cannot be asked by name", UNNAMED_RECIPE)
+    refuse_unnamed(ctx, place, params.symbol, "its type")
     hover = await ctx.request("textDocument/hover", {"textDocument": {"uri": place.uri}, "position": place.position})
     result = mapping.hover_to_type(hover)
     if not result["display"]:  # a name in a macro's body (`u32::checked_add`): the hover where code names it
         assert params.symbol is not None  # target() resolved one
-        path = place.path(params.symbol)
-        asked = await ask_as_written(ctx, path, "textDocument/hover") if path else None
+        asked = await ask_as_written(ctx, place.path(params.symbol), "textDocument/hover")
         if asked is not None:
             result = mapping.hover_to_type(asked[0])
     return ctx.caveated(result, ctx.analyzer.warnings())

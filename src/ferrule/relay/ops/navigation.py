@@ -31,12 +31,10 @@ from ferrule.relay.results import (
     SymbolsResult,
 )
 from ferrule.relay.symbols import (
-    UNNAMED_RECIPE,
     doc_examples,
     locations_as_written,
-    made_by_macro,
+    refuse_unnamed,
     target,
-    unnamed,
     workspace_symbols,
 )
 
@@ -119,17 +117,14 @@ def _name_derived(location: Location, index: LineIndex | None) -> None:
 
 async def references(ctx: OpContext, params: ReferencesParams) -> ReferencesResult:
     place = await target(ctx, params)
-    if unnamed(place):
-        raise made_by_macro(ctx, place, str(params.symbol), "and no path from the crate root names it: its uses "
-                            "cannot be asked by name", UNNAMED_RECIPE)
+    refuse_unnamed(ctx, place, params.symbol, "its uses")
     include = True if params.include_declaration is None else params.include_declaration
     context = {"context": {"includeDeclaration": include}}
     answer = await ctx.request("textDocument/references", {
         "textDocument": {"uri": place.uri}, "position": place.position, **context})
     pairs = lsp_locations(answer)
-    if not pairs and params.symbol is not None and (path := place.path(params.symbol)):
-        # a name in a macro's body: asked where code names it
-        pairs = await locations_as_written(ctx, path, "textDocument/references", context)
+    if not pairs and params.symbol is not None:  # a name in a macro's body: asked where code names it
+        pairs = await locations_as_written(ctx, place.path(params.symbol), "textDocument/references", context)
     places = Places(ctx)
     found = [places.location(uri, lsp_range) for uri, lsp_range in pairs]
     limit = params.max or NAVIGATION_MAX_DEFAULT
@@ -156,16 +151,15 @@ async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsP
     """The analyzer's answer to `method` at the op's place; `itself`: the place a symbol was resolved
     to answers when the analyzer says nothing there; `annotate` adds to a location from its file's text."""
     place = await target(ctx, params)
-    if unnamed(place) and not itself:  # `definition` answers where the macro makes it
-        raise made_by_macro(ctx, place, str(params.symbol), "and no path from the crate root names it: "
-                            "it cannot be asked about by name", UNNAMED_RECIPE)
+    if not itself:  # `definition` answers where the macro makes it
+        refuse_unnamed(ctx, place, params.symbol, "its implementations")
     answer = await ctx.request(method, {"textDocument": {"uri": place.uri}, "position": place.position})
     places = Places(ctx)
     found = lsp_locations(answer)
     if not found and itself and place.found is not None:
         found = [(place.uri, place.found)]  # a name in a macro's body, where the analyzer answers nothing
-    elif not found and params.symbol is not None and (path := place.path(params.symbol)):
-        found = await locations_as_written(ctx, path, method)  # the same: asked where code names it
+    elif not found and params.symbol is not None:  # the same: asked where code names it
+        found = await locations_as_written(ctx, place.path(params.symbol), method)
     # in file order, not the analyzer's, which differs from one run to the next
     found.sort(key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
     located = [places.location(uri, lsp_range) for uri, lsp_range in found[:limit]]
