@@ -90,9 +90,10 @@ def test_the_recorded_runs_say_what_a_person_needs(crate):
     assert by_args["type lib.rs 22 9"]["stdout"] == "let café: &str\n"
     assert orjson.loads(by_args["type src/lib.rs 17 9 --json"]["stdout"]) == {
         "display": "let word: Option<&str>", "documentation": ""}
-    broken = by_args["validate src/broken.rs"]
+    broken = by_args["validate src/broken.rs --no-compile"]
     assert broken["exit"] == 1 and "src/broken.rs:4:5: error[E0308]" in broken["stdout"]
-    assert by_args["validate src/lib.rs"]["exit"] == 0
+    assert "(rust-analyzer alone: compile check off)" in broken["stdout"].splitlines()[-1]
+    assert by_args["validate src/lib.rs --no-compile"]["exit"] == 0
     scope = by_args["scope src/ids.rs --max 500"]["stdout"]
     assert "module:    crate::ids" in scope and "OrderId" in scope
 
@@ -150,13 +151,21 @@ def test_help_explains_the_command(command):
         assert "exit codes" in done.stdout and "--json" in done.stdout
 
 
+def tiny_crate(tmp_path: Path, name: str, files: dict[str, str]) -> Path:
+    """A one-package crate of these files (paths relative to its root) beside its Cargo.toml."""
+    crate = tmp_path / name
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text(f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n')
+    for rel, text in files.items():
+        (crate / rel).write_text(text)
+    return crate
+
+
 @pytest.mark.live
 def test_validate_compile_that_could_not_run_exits_3_not_0(analyzer, tmp_path):
-    crate = tmp_path / "built"
-    (crate / "src").mkdir(parents=True)
-    (crate / "Cargo.toml").write_text('[package]\nname = "built"\nversion = "0.1.0"\nedition = "2021"\n')
-    (crate / "build.rs").write_text('fn main() {\n    panic!("the build needs a tool this machine lacks");\n}\n')
-    (crate / "src" / "lib.rs").write_text("pub fn f() -> u32 {\n    1\n}\n")
+    crate = tiny_crate(tmp_path, "built", {
+        "build.rs": 'fn main() {\n    panic!("the build needs a tool this machine lacks");\n}\n',
+        "src/lib.rs": "pub fn f() -> u32 {\n    1\n}\n"})
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "RUST_BACKTRACE": "1"}
     done = golden.run_cli(["validate", "src/lib.rs", "--compile", "-q"], crate, analyzer.path, timeout=300, env=env)
     assert done.returncode == 3, done.stdout + done.stderr
@@ -165,19 +174,33 @@ def test_validate_compile_that_could_not_run_exits_3_not_0(analyzer, tmp_path):
                            "not run (cargo-failed)"), done.stdout
     assert "the build needs a tool this machine lacks" in done.stdout
     assert "stack backtrace" not in done.stdout, "the panic's message, not its backtrace"
-    plain = golden.run_cli(["validate", "src/lib.rs", "-q"], crate, analyzer.path, timeout=300, env=env)
-    assert plain.returncode == 0, "without --compile the analyzer's verdict is what was asked for"
+    plain = golden.run_cli(["validate", "src/lib.rs", "--no-compile", "-q"], crate, analyzer.path, timeout=300, env=env)
+    assert plain.returncode == 0, "with --no-compile the analyzer's verdict is what was asked for"
+    assert plain.stdout.splitlines()[-1].startswith("src/lib.rs: no diagnostics (rust-analyzer alone: compile check off)")
+
+
+@pytest.mark.live
+def test_validate_answers_with_rustc_by_default_so_a_borrow_error_fails_it(analyzer, tmp_path):
+    # a use after a move: rustc's borrow checker reports it, rust-analyzer's own diagnostics do not
+    crate = tiny_crate(tmp_path, "moved", {"src/lib.rs": "pub fn twice(body: Vec<u8>) -> usize {\n    let first = body;\n"
+                                          "    let second = body;\n    first.len() + second.len()\n}\n"})
+    done = golden.run_cli(["validate", "src/lib.rs", "-q"], crate, analyzer.path, timeout=300, env=analyzer.env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "src/lib.rs:3:18: error[E0382] (rustc): use of moved value: `body`" in done.stdout, done.stdout
+    assert done.stdout.splitlines()[-1].startswith("src/lib.rs: 1 error; "), done.stdout
+    alone = golden.run_cli(["validate", "src/lib.rs", "--no-compile", "-q"], crate, analyzer.path, timeout=300,
+                           env=analyzer.env)
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    assert "E0382" not in alone.stdout
+    assert alone.stdout.splitlines()[-1].startswith("src/lib.rs: no diagnostics (rust-analyzer alone: compile check off)")
 
 
 @pytest.mark.live
 def test_validate_of_a_file_no_crate_includes_exits_3_not_0(analyzer, tmp_path):
-    crate = tmp_path / "orphaned"
-    (crate / "src").mkdir(parents=True)
-    (crate / "Cargo.toml").write_text('[package]\nname = "orphaned"\nversion = "0.1.0"\nedition = "2021"\n')
-    (crate / "src" / "lib.rs").write_text("pub fn kept() -> u32 {\n    1\n}\n")
-    (crate / "src" / "orphan.rs").write_text("pub fn forgotten() -> u32 {\n    2\n}\n")
-    done = golden.run_cli(["validate", "src/orphan.rs", "-q"], crate, analyzer.path, timeout=300)
+    crate = tiny_crate(tmp_path, "orphaned", {"src/lib.rs": "pub fn kept() -> u32 {\n    1\n}\n",
+                                              "src/orphan.rs": "pub fn forgotten() -> u32 {\n    2\n}\n"})
+    done = golden.run_cli(["validate", "src/orphan.rs", "-q"], crate, analyzer.path, timeout=300, env=analyzer.env)
     assert done.returncode == 3, done.stdout + done.stderr
     assert "src/orphan.rs: unchecked: no crate includes this file" in done.stdout, done.stdout
-    linked = golden.run_cli(["validate", "src/lib.rs", "-q"], crate, analyzer.path, timeout=300)
+    linked = golden.run_cli(["validate", "src/lib.rs", "-q"], crate, analyzer.path, timeout=300, env=analyzer.env)
     assert linked.returncode == 0, linked.stdout + linked.stderr

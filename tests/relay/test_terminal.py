@@ -29,7 +29,7 @@ def test_validation_lists_diagnostics_findings_and_a_summary():
         "src/a.rs:2:9: error[E0308]: expected u32, found &str",
         "src/a.rs:2: policy[no-unwrap]: `.unwrap()` in domain code (baselined)",
         "advice: replace the unwrap",
-        "src/a.rs: 1 error, 1 warning; 1 policy finding (0 new); 2 facts "
+        "src/a.rs: 1 error, 1 warning (rust-analyzer alone: compile check off); 1 policy finding (0 new); 2 facts "
         "(degraded: diagnostics were pushed, not pulled)",
     ]
     assert terminal.error_count(value) == 1

@@ -59,7 +59,7 @@ def test_a_member_is_judged_by_the_workspace_policy_whichever_command_asks(sessi
     served = session.call("validate", {"file": LIB})
     assert ("file-too-long", 1) in findings(served["conform_findings"])  # only the workspace's conform.toml says 25
     member = workspace / "shapes"
-    one_shot = ferrule("validate", "src/lib.rs", "--json", "--quiet", cwd=member)
+    one_shot = ferrule("validate", "src/lib.rs", "--no-compile", "--json", "--quiet", cwd=member)
     assert findings(one_shot["conform_findings"]) == findings(served["conform_findings"])
     gate = ferrule("check", "--format", "json", cwd=member)
     assert gate["root"] == str(workspace)

@@ -136,7 +136,7 @@ def test_the_terminal_text_follows_the_same_shape():
     assert sum(1 for line in lines if "hint[" in line) == NOTES_SHOWN
     assert f"notes: 60 inactive-code, 30 unused_mut; the first {NOTES_SHOWN}:" in lines
     assert sum(1 for line in lines if "policy[" in line) == FINDINGS_SHOWN
-    assert lines[-1] == f"src/lib.rs: {ERRORS} errors, 40 warnings, 90 hints; 30 policy findings (15 new); 1 facts"
+    assert lines[-1] == f"src/lib.rs: {ERRORS} errors, 40 warnings, 90 hints (rust-analyzer alone: compile check off); 30 policy findings (15 new); 1 facts"
 
 
 def test_an_unconfirmed_error_is_listed_after_the_confirmed_ones_and_rustc_is_named_the_judge():

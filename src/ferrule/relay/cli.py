@@ -37,7 +37,7 @@ _EXIT_CODES = f"""exit codes:
   {EXIT_USAGE}  usage or protocol error (bad position, a file outside the project)
   {EXIT_ENVIRONMENT}  rust-analyzer could not serve: missing, workspace unloadable, crashed, timed out
      (the recipe to fix it is printed); or (validate) the file without errors is unverified, not
-     clean: no crate includes it, or (--compile) the compile check could not run"""
+     clean: no crate includes it, or the compile check could not run (not with --no-compile)"""
 
 _POSITION_HELP = "LINE and COL are 1-based, COL counted in characters, as rustc and editors show them."
 
@@ -69,8 +69,11 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Callable[[argparse.
         parser.add_argument("--max", metavar="N", type=_positive_int,
                             help=f"at most N symbols, the file's own first (default {SCOPE_MAX_DEFAULT})")
     elif name == "validate":
-        parser.add_argument("--compile", action="store_true",
-                            help="also run rustc (cargo check in a mirror of the project under the user's cache)")
+        parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=True,
+                            help="run rustc too, as rust_validate does: cargo check of the file's text in a mirror of "
+                                 "the project under the user's cache (the default); --no-compile: rust-analyzer alone, "
+                                 "in milliseconds, which misses the borrow checker's errors and many trait and "
+                                 "lifetime errors")
     _add_common(parser)
     by_name = "; with --symbol, the workspace around the current directory" if name == "type" else ""
     parser.add_argument("--root", metavar="DIR", type=Path,
@@ -184,8 +187,8 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, str, dict[
         params["prefix"] = args.prefix
     if getattr(args, "max", None) is not None:
         params["max"] = args.max
-    if name == "validate" and args.compile:
-        params["compile"] = True
+    if name == "validate":
+        params["compile"] = args.compile
     if args.timeout_ms is not None:
         params["timeout_ms"] = args.timeout_ms
     return project.path, rel, params

@@ -25,6 +25,8 @@ NOTES_SHOWN = 3
 FINDINGS_SHOWN = 10
 ADVICE_SHOWN = 5
 
+#: said beside the verdict of a validate without rustc: it misses the borrow checker's errors and others
+ANALYZER_ALONE = "rust-analyzer alone: compile check off"
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2, "information": 2, "hint": 3}
 _LISTED = ("error", "warning")
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ferrule.project import FerruleError
 from ferrule.relay.blind import unlinked
-from ferrule.relay.digest import SEVERITY_RANK, digest, kinds_line
+from ferrule.relay.digest import ANALYZER_ALONE, SEVERITY_RANK, digest, kinds_line
 
 INDEXING_NOTE = "(rust-analyzer was still indexing: this answer may be incomplete)\n"
 
@@ -139,6 +139,8 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
     elif cut.compile_check == "failed":  # the analyzer alone misses what only rustc finds: no clean bill
         summary = (f"unverified: {summary} by rust-analyzer alone, the compile check could not run "
                    f"({value['compile_error'].get('kind')})")
+    elif cut.compile_check == "off":
+        summary += f" ({ANALYZER_ALONE})"
     if cut.findings_total:
         new = sum(1 for f in value.get("conform_findings") or [] if not f.get("baselined"))
         summary += f"; {cut.findings_total} policy finding{'s' if cut.findings_total != 1 else ''} ({new} new)"

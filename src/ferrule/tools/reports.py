@@ -16,7 +16,7 @@ from typing import Any
 from ferrule.mcp import ToolOutput
 from ferrule.relay.blind import unlinked
 from ferrule.relay.compile import stopped_at_syntax
-from ferrule.relay.digest import SEVERITY_RANK, Digest, digest, kinds_line
+from ferrule.relay.digest import ANALYZER_ALONE, SEVERITY_RANK, Digest, digest, kinds_line
 from ferrule.relay.health import PROC_MACRO_KIND, STD_KIND
 from ferrule.relay.ops.context import plural as _plural
 
@@ -199,7 +199,7 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     else:
         verdict = f"{', '.join(summary)}; {policy}"
     if cut.compile_check == "off":
-        verdict += " (rust-analyzer alone: compile check off)"
+        verdict += f" ({ANALYZER_ALONE})"
     lines = [f"{args.get('file', '?')}{scratch}: {verdict}"]
     if cut.compile_check == "failed":
         lines += _compile_failure_lines(result)
