@@ -24,16 +24,34 @@ _PUSH = ("```rust\nalloc::vec::Vec\n```\n\n```rust\nimpl<T, A> Vec<T, A>\npub fn
          "of a collection.")
 
 
-def test_notable_traits_the_analyzer_could_not_name_are_left_out():
-    push = mapping.hover_to_type({"contents": {"kind": "markdown", "value": _PUSH}})
-    assert push == {"display": "impl<T, A> Vec<T, A>\npub fn push(&mut self, value: T)",
-                    "documentation": "Appends an element to the back of a collection."}
-    mixed = _PUSH.replace("`, `Iterator<Item", "`, `Write`, `Iterator<Item")
-    documentation = mapping.hover_to_type({"contents": {"kind": "markdown", "value": mixed}})["documentation"]
-    assert documentation.startswith("Implements notable traits: Write\n\nAppends")
+# rust-analyzer 1.96's hover of `fn gen<T: Clone>(x: T) -> T`: its item type "maybe" implements both
+_GENERIC_FN = ("```rust\nex\n```\n\n```rust\npub fn gen<T>(x: T) -> T\nwhere\n    T: Clone,\n```\n\n---\n\n"
+               "Implements notable traits: `Read`, `Write`")
+
+
+def hover_of(markdown: str) -> dict[str, str]:
+    return dict(mapping.hover_to_type({"contents": {"kind": "markdown", "value": markdown}}))
+
+
+def test_a_functions_notable_traits_are_left_out_none_is_its_own():
+    assert hover_of(_PUSH) == {"display": "impl<T, A> Vec<T, A>\npub fn push(&mut self, value: T)",
+                               "documentation": "Appends an element to the back of a collection."}
+    assert hover_of(_GENERIC_FN) == {"display": "pub fn gen<T>(x: T) -> T\nwhere\n    T: Clone,",
+                                     "documentation": ""}
+    for head in ("pub(crate) const unsafe fn", "async fn", 'pub extern "C" fn', "default fn"):
+        qualified = _GENERIC_FN.replace("pub fn", head)
+        assert hover_of(qualified)["documentation"] == "", head
+
+
+def test_notable_traits_of_a_value_stay_but_for_those_the_analyzer_could_not_name():
     file = "```rust\nlet f: File\n```\n\n---\n\nImplements notable traits: `Read`, `Write`"
-    assert mapping.hover_to_type({"contents": {"kind": "markdown", "value": file}})["documentation"] == \
-        "Implements notable traits: Read, Write"
+    assert hover_of(file)["documentation"] == "Implements notable traits: Read, Write"
+    # a value's type the analyzer half knows: the trait it could name stays
+    half = file.replace("`Read`", "`Iterator<Item = <{unknown} as Iterator>::Item>`")
+    assert hover_of(half)["documentation"] == "Implements notable traits: Write"
+    # a function named in the documentation's example is not the item's signature
+    documented = file + "\n\n---\n\n```rust\nfn main() {}\n```"
+    assert hover_of(documented)["documentation"].startswith("Implements notable traits: Read, Write")
 
 
 @pytest.mark.parametrize(("rel", "cell"), [

@@ -179,15 +179,21 @@ def hover_to_type(result: Any) -> TypeResult:
 # rust-analyzer's line of a hover's notable traits, each a code span: "Implements notable traits: `Read`, `Write`"
 _NOTABLE_TRAITS = re.compile(r"^Implements notable traits: ((?:`[^`\n]*`(?:, )?)+)(\r?)$", re.MULTILINE)
 _CODE_SPANS = re.compile(r"`[^`\n]*`")
+# a signature line declaring a function: `pub(crate) const unsafe extern "C" fn name`
+_FN_SIGNATURE = re.compile(r'^(?:pub(?:\([^)\n]*\))? )?(?:(?:default|const|async|unsafe|safe|extern(?: "[^"\n]*")?) )*fn ',
+                           re.MULTILINE)
 
 
 def _known_notable_traits(markdown: str) -> str:
-    """rust-analyzer's "Implements notable traits" lines with only the traits it could name: of a
-    generic function it lists `Future<Output = <fn push<{unknown}, {unknown}>(...) as Future>::Output>`,
-    which no function implements. A line left with none is left empty."""
-    if "{unknown}" not in markdown:
+    """rust-analyzer's "Implements notable traits" lines with only the traits it could name, and none
+    for a function. Of a function it asks its item type, which implements none of them: a generic one
+    comes out as "maybe" (`gen<T: Clone>(x: T) -> T` "implements" `Read` and `Write`, `Vec::push`
+    `Future<Output = <fn push<{unknown}, ...> as Future>::Output>`). A line left with none is left empty."""
+    if "Implements notable traits: " not in markdown:
         return markdown
-    return _NOTABLE_TRAITS.sub(_named_traits, markdown)
+    if _FN_SIGNATURE.search(markdown.split("\n---\n", 1)[0]):  # the signature, above the first rule
+        return _NOTABLE_TRAITS.sub(r"\2", markdown)
+    return _NOTABLE_TRAITS.sub(_named_traits, markdown) if "{unknown}" in markdown else markdown
 
 
 def _named_traits(line: re.Match[str]) -> str:
