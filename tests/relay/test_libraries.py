@@ -24,6 +24,31 @@ def test_library_files_are_shown_under_their_root_and_nothing_else_is_a_library(
         assert roots.shown(outside) is None, outside
 
 
+def test_cargo_checkouts_and_the_folders_its_configuration_puts_in_place_of_a_source_are_libraries(tmp_path):
+    cargo = tmp_path / "cargo"
+    checkout = cargo / "git" / "checkouts" / "either-3f1a2b4c" / "9c8d7e6" / "src"
+    checkout.mkdir(parents=True)
+    packaged = tmp_path / "usr" / "share" / "cargo" / "registry" / "fnv-1.0.7"
+    packaged.mkdir(parents=True)
+    (cargo / "config.toml").write_text(f'[source.crates-io]\nreplace-with = "packaged"\n\n'
+                                       f'[source.packaged]\ndirectory = "{packaged.parent}"\n')
+    project = tmp_path / "work" / "app"
+    (project / ".cargo").mkdir(parents=True)
+    (tmp_path / "work" / "vendor" / "smallvec-1.9.0" / "src").mkdir(parents=True)
+    # relative to the folder that holds `.cargo`: the project's parent's `vendor`
+    (project / ".cargo" / "config.toml").write_text('[source.vendored]\ndirectory = "../vendor"\n')
+    (tmp_path / "work" / ".cargo").mkdir()
+    (tmp_path / "work" / ".cargo" / "config").write_text("[source.broken\n")  # does not parse: adds nothing
+    roots = LibraryRoots.from_environment({"CARGO_HOME": str(cargo)}, project=project)
+    assert roots.shown(str(checkout / "lib.rs"))[0] == "either-3f1a2b4c/9c8d7e6/src/lib.rs"
+    assert roots.shown(str(packaged / "lib.rs"))[0] == "fnv-1.0.7/lib.rs"
+    vendored = tmp_path / "work" / "vendor" / "smallvec-1.9.0" / "src" / "lib.rs"
+    assert roots.shown(str(vendored))[0] == "smallvec-1.9.0/src/lib.rs"
+    assert roots.shown(str(tmp_path / "work" / "app" / "secret.rs")) is None
+    elsewhere = LibraryRoots.from_environment({"CARGO_HOME": str(cargo)}, project=tmp_path / "other")
+    assert elsewhere.shown(str(vendored)) is None, "another project's vendored folder is not this one's library"
+
+
 def test_a_file_changed_on_disk_is_read_again(tmp_path):
     file = tmp_path / "a.rs"
     file.write_text("fn a() {}\n")

@@ -147,7 +147,7 @@ def test_a_definition_in_std_is_shown_by_its_library_path_read_only(session, ord
     monkeypatch.undo()
     assert found["file"] == "alloc/src/vec/mod.rs" and found["read_only"] is True
     assert "pub struct Vec<" in found["text"]
-    roots = [prefix for prefix, _ in library_roots().roots] + [str(orders.resolve()) + os.sep]
+    roots = [prefix for prefix, _ in library_roots(orders.resolve()).roots] + [str(orders.resolve()) + os.sep]
     assert opened and all(any(path.startswith(root) for root in roots) for path in opened), opened
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,24 @@ def test_a_definition_by_name_prints_file_line_col_and_the_line(crate):
     done = ferrule("definition", "--symbol", "Order::total", "-q", cwd=crate)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "src/orders/pricing.rs:22:12: pub fn total(&self) -> u64 {\n"
+
+
+@pytest.mark.live
+def test_a_dependencys_item_is_shown_with_its_line_wherever_cargo_put_its_sources(tmp_path):
+    """The offline machines take crates from a folder cargo's configuration puts in place of crates.io
+    (as `cargo vendor` and distributions' packaged crates do), a user's machine from the registry: the
+    line is shown either way, its column counted in it."""
+    crate = tmp_path / "uses-either"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "uses_either"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                                      '[dependencies]\neither = "1.6"\n')
+    (crate / "src" / "lib.rs").write_text("pub fn left() -> either::Either<u8, ()> {\n    either::Either::Left(1)\n}\n")
+    done = ferrule("definition", "--symbol", "either::Either", "-q", cwd=crate)
+    assert done.returncode == 0, done.stderr
+    shown = re.fullmatch(r"either-1\.[^/]+/src/lib\.rs:\d+:(\d+):  \[read-only\] (pub enum Either<L, R> \{)\n",
+                         done.stdout)
+    assert shown is not None, done.stdout
+    assert int(shown.group(1)) == shown.group(2).index("Either") + 1
 
 
 @pytest.mark.live

@@ -1,9 +1,12 @@
 """The library roots: where the analyzer's answers may point outside the project, and the only places
 outside it whose files the relay reads (read-only, to show a location's line).
 
-The standard library's sources (RUST_SRC_PATH, else the rustc sysroot's `lib/rustlib/src/rust/library`)
-and the cargo registry's unpacked crates (`$CARGO_HOME/registry/src/<index>/`). A library file is shown
-by its path under its root: `alloc/src/vec/mod.rs`, `serde-1.0.152/src/de/mod.rs`.
+The standard library's sources (RUST_SRC_PATH, else the rustc sysroot's `lib/rustlib/src/rust/library`);
+where cargo unpacks dependencies: the registry's crates (`$CARGO_HOME/registry/src/<index>/`), git
+checkouts (`$CARGO_HOME/git/checkouts/`), and the folders cargo's configuration puts in place of a
+source (`[source.vendored] directory = "..."`: `cargo vendor`, distributions' packaged crates). A
+library file is shown by its path under its root: `alloc/src/vec/mod.rs`, `serde-1.0.152/src/de/mod.rs`,
+`either-3f1a2b4c/9c8d7e6/src/lib.rs`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,14 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
 
 _SYSROOT_TIMEOUT_S = 5.0
 
@@ -40,6 +50,33 @@ def _rustc_sysroot_library() -> str | None:
     return str(Path(sysroot, "lib", "rustlib", "src", "rust", "library")) if done.returncode == 0 and sysroot else None
 
 
+def _cargo_configs(start: Path | None, cargo_home: str) -> Iterator[Path]:
+    """Cargo's configuration files as cargo reads them: from the project's folder up, then CARGO_HOME's."""
+    folders = [*([start, *start.parents] if start is not None else []), Path(cargo_home)]
+    for folder in dict.fromkeys(folders):
+        base = folder if folder == Path(cargo_home) else folder / ".cargo"
+        for name in ("config.toml", "config"):
+            if (base / name).is_file():
+                yield base / name
+                break
+
+
+def _directory_sources(start: Path | None, cargo_home: str) -> list[str]:
+    """The folders cargo's configuration puts in place of a source (`directory = ...`), relative ones
+    taken from the folder that holds the configuration's `.cargo`. A file that does not parse adds none."""
+    folders: list[str] = []
+    for config in _cargo_configs(start, cargo_home):
+        try:
+            sources = tomllib.loads(config.read_text(encoding="utf-8")).get("source")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        for source in sources.values() if isinstance(sources, Mapping) else ():
+            folder = source.get("directory") if isinstance(source, Mapping) else None
+            if isinstance(folder, str) and folder:
+                folders.append(str(config.parent.parent / folder))
+    return folders
+
+
 class LibraryRoots:
     """`(prefix, depth)` pairs: a file below `prefix` is shown from the path component `depth` on (the
     registry's index directory is one level that names no crate)."""
@@ -48,7 +85,9 @@ class LibraryRoots:
         self.roots = roots
 
     @classmethod
-    def from_environment(cls, environ: os._Environ[str] | dict[str, str] = os.environ) -> LibraryRoots:
+    def from_environment(cls, environ: os._Environ[str] | dict[str, str] = os.environ,
+                         project: Path | None = None) -> LibraryRoots:
+        """The roots for a project at `project` (its cargo configuration may name vendored sources)."""
         roots: list[tuple[str, int]] = []
         sources = [environ.get("RUST_SRC_PATH")] if environ.get("RUST_SRC_PATH") else []
         sources.append(_rustc_sysroot_library())
@@ -58,6 +97,8 @@ class LibraryRoots:
                     roots.append((prefix, 0))
         cargo_home = environ.get("CARGO_HOME") or os.path.join(os.path.expanduser("~"), ".cargo")
         roots += [(prefix, 1) for prefix in _prefixes(os.path.join(cargo_home, "registry", "src"))]
+        for folder in [os.path.join(cargo_home, "git", "checkouts"), *_directory_sources(project, cargo_home)]:
+            roots += [(prefix, 0) for prefix in _prefixes(folder) if (prefix, 0) not in roots]
         return cls(roots)
 
     def shown(self, absolute: str) -> tuple[str, str] | None:
@@ -73,9 +114,9 @@ class LibraryRoots:
 
 
 @functools.cache
-def library_roots() -> LibraryRoots:
-    """The process's library roots, found once."""
-    return LibraryRoots.from_environment()
+def library_roots(project: Path | None = None) -> LibraryRoots:
+    """The library roots of a project, found once per process."""
+    return LibraryRoots.from_environment(project=project)
 
 
 __all__ = ["LibraryRoots", "library_roots"]

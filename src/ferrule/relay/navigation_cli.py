@@ -139,7 +139,8 @@ def text(op: str, value: Any) -> str:
 
 
 def _at(location: dict[str, Any]) -> str:
-    col = terminal.column([location["text"]], 1, location["character"])
+    # the line's text turns the byte column into characters; a file not read has none to count
+    col = terminal.column([location["text"]] if location["text"] else None, 1, location["character"])
     library = "  [read-only]" if location["read_only"] else ""
     return f"{location['file']}:{location['line']}:{col}:{library} {location['text'].strip()}"
 

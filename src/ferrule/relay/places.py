@@ -26,7 +26,7 @@ class Places:
 
     def __init__(self, ctx: OpContext, libraries: LibraryRoots | None = None) -> None:
         self.ctx = ctx
-        self.libraries = library_roots() if libraries is None else libraries
+        self.libraries = library_roots(ctx.root.path) if libraries is None else libraries
         self._files: dict[str, tuple[str, bool, LineIndex | None, ProjectFile | None]] = {}
 
     def file(self, uri: str) -> tuple[str, bool, LineIndex | None, ProjectFile | None]:
