@@ -74,6 +74,22 @@ def test_rustc_reports_what_the_analyzer_misses_at_its_byte_column(session, case
     assert result["elsewhere"] == []
 
 
+def test_rustc_says_where_and_why_beside_its_error(session):
+    """The other places rustc labels, and its notes and help: what an agent needs to fix a borrow error."""
+    snippet = ("pub fn f() -> usize {\n    let v = vec![1];\n    let w = v;\n    v.len() + w.len()\n}\n"
+               "pub fn g() {\n    let mut v = vec![1];\n    let first = &v[0];\n    v.push(2);\n    let _ = first;\n}\n")
+    content = LIB_HEAD + snippet
+    result = validate(session, "src/lib.rs", content)
+    by_code = {d["code"]: d for d in result["diagnostics"] if d["source"] == "rustc"}
+    line_of = {needle: position_of(content, needle)["line"] for needle in ("let w = v", "let first", "let _ = first")}
+    moved = by_code["E0382"]["related"]
+    assert moved[0] == f"line {line_of['let w = v']}: value moved here", moved
+    assert any("move occurs because `v` has type `Vec<i32>`" in line for line in moved), moved  # a label or a note
+    assert any(line.startswith("help: ") and "clone" in line for line in moved), moved
+    assert by_code["E0502"]["related"][:2] == [f"line {line_of['let first']}: immutable borrow occurs here",
+                                               f"line {line_of['let _ = first']}: immutable borrow later used here"]
+
+
 def test_a_changed_signature_shows_its_callers_in_other_files(session):
     content = "pub fn price(units: u32, rate: u32) -> u32 {\n    units * rate\n}\n"
     result = validate(session, "src/pricing.rs", content)

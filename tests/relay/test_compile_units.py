@@ -9,7 +9,7 @@ from pathlib import Path
 from ferrule.project import ProjectRoot
 from ferrule.relay.cache import project_home
 from ferrule.relay.compile.mirror import Mirror
-from ferrule.relay.compile.spans import byte_column, diagnostics
+from ferrule.relay.compile.spans import RELATED_CHARS, byte_column, diagnostics
 
 
 def test_a_character_column_becomes_the_byte_column_of_the_line():
@@ -51,6 +51,53 @@ def test_rustc_messages_are_located_in_the_project_once_each(tmp_path):
         ("src/lib.rs", 2, len('    let s = "é漢"; '.encode()), "rustc"),
         ("src/lib.rs", 2, 4, "rustc"),
     ]
+
+
+def _span(file_name: str, line: int, label: str | None = None, *, primary: bool = False,
+          replacement: str | None = None) -> dict:
+    return {"file_name": file_name, "line_start": line, "column_start": 5, "is_primary": primary, "label": label,
+            "suggested_replacement": replacement, "expansion": None}
+
+
+def _child(level: str, message: str, *spans: dict) -> dict:
+    return {"level": level, "message": message, "spans": list(spans), "children": []}
+
+
+def _rustc(level: str, code: str, spans: list[dict], children: list[dict]) -> dict:
+    return {"reason": "compiler-message",
+            "message": {"level": level, "message": "headline", "code": {"code": code}, "spans": spans,
+                        "children": children}}
+
+
+def test_rustcs_other_places_notes_and_help_come_with_its_diagnostic(tmp_path):
+    """As rustc 1.95 words them (cargo check --message-format=json), cut to what helps a fix."""
+    tree = str(tmp_path)
+    moved = _rustc("error", "E0382", [_span("src/wire.rs", 25, "value moved here"),
+                                       _span("src/wire.rs", 26, "value used here after move", primary=True),
+                                       _span("src/lib.rs", 3, "defined here"),
+                                       _span("/rustc/library/alloc/src/vec/mod.rs", 400, "in std: not shown")],
+                   [_child("note", "move occurs because `frame.body` has type `Vec<u8>`, which does not\n"
+                                   "implement the `Copy` trait")])
+    unused = _rustc("warning", "unused_variables", [_span("src/wire.rs", 26, primary=True)],
+                    [_child("note", "`#[warn(unused_variables)]` (part of `#[warn(unused)]`) on by default"),
+                     _child("help", "if this is intentional, prefix it with an underscore",
+                            _span("src/wire.rs", 26, replacement="_again"))])
+    lifetime = _rustc("error", "E0106", [_span("src/more.rs", 9, "expected named lifetime parameter", primary=True)],
+                      [_child("help", "consider introducing a named lifetime parameter",
+                              *(_span("src/more.rs", 9, replacement=text) for text in ("<'a>", "&'a ", "&'a ", "&'a ")))])
+    chatty = _rustc("error", "E0277", [_span("src/more.rs", 18, primary=True)],
+                    [_child("note", "x" * 500)] + [_child("help", f"help {n}") for n in range(6)])
+    found = diagnostics([moved, unused, lifetime, chatty], tree, lambda rel, line: "")
+    assert [d.get("related") for d in found] == [
+        ["line 25: value moved here", "src/lib.rs line 3: defined here",
+         "note: move occurs because `frame.body` has type `Vec<u8>`, which does not implement the `Copy` trait"],
+        ["help: if this is intentional, prefix it with an underscore: `_again`"],
+        ["help: consider introducing a named lifetime parameter: `<'a>` and 3 more edits"],
+        ["note: " + "x" * (RELATED_CHARS - 7) + "…", "help: help 0", "help: help 1", "help: help 2"],
+    ]
+    assert all(len(line) <= RELATED_CHARS for d in found for line in d["related"])
+    plain = diagnostics([_rustc("error", "E0599", [_span("src/a.rs", 1, primary=True)], [])], tree, lambda r, n: "")
+    assert "related" not in plain[0]
 
 
 def _project(tmp_path: Path) -> ProjectRoot:

@@ -16,6 +16,7 @@ from ferrule.relay.digest import (
     ERRORS_SHOWN,
     FINDINGS_SHOWN,
     NOTES_SHOWN,
+    RELATED_SHOWN,
     UNCONFIRMED_SHOWN,
     WARNINGS_SHOWN,
     compact,
@@ -188,6 +189,25 @@ def test_errors_in_other_files_are_capped_on_top_of_the_relays_cap_and_counted()
     assert "57 errors in other files" in text.splitlines()[0]
     assert text.count("error[E0061]") == ELSEWHERE_SHOWN
     assert f"  ... and {57 - ELSEWHERE_SHOWN} more (rust_validate on those files lists theirs)" in text
+
+
+def test_rustcs_related_lines_come_under_the_first_diagnostics_that_have_them_in_every_shape():
+    related = ["line 4: immutable borrow occurs here", "help: consider cloning the value: `.clone()`"]
+    errors = [_diagnostic(n, "error", "E0502", f"cannot borrow {n}", "rustc", related=related) for n in range(1, 16)]
+    result = {**_clean_large_file(), "diagnostics": errors, "compiled": True, "compile_ms": 10}
+    structured = compact(result)
+    jsonschema.validate(structured, VALIDATE_OUTPUT)
+    kept = [d for d in structured["diagnostics"] if "related" in d]
+    assert [d["line"] for d in kept] == list(range(1, RELATED_SHOWN + 1)) and kept[0]["related"] == related
+    assert all("related" in d for d in result["diagnostics"]), "the answer itself is left whole"
+    report = render_validate(result, {"file": "src/lib.rs"}).splitlines()
+    first = report.index("  1:4 error[E0502] (rustc): cannot borrow 1")
+    assert report[first + 1:first + 3] == ["      " + line for line in related]
+    assert report.count("      " + related[0]) == RELATED_SHOWN
+    text = terminal.validation("src/lib.rs", result).splitlines()
+    first = text.index("src/lib.rs:1:5: error[E0502] (rustc): cannot borrow 1")
+    assert text[first + 1:first + 3] == ["    " + line for line in related]
+    assert text.count("    " + related[0]) == RELATED_SHOWN
 
 
 def test_the_unconfirmed_errors_are_capped_and_counted_the_confirmed_never():

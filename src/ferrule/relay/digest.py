@@ -24,6 +24,7 @@ ELSEWHERE_SHOWN = 10
 NOTES_SHOWN = 3
 FINDINGS_SHOWN = 10
 ADVICE_SHOWN = 5
+RELATED_SHOWN = 10  # the listed diagnostics that keep rustc's related lines (places, notes, help), first first
 
 #: said beside the verdict of a validate without rustc: it misses the borrow checker's errors and others
 ANALYZER_ALONE = "rust-analyzer alone: compile check off"
@@ -105,6 +106,23 @@ def compile_check(result: Mapping[str, Any]) -> str:
     return "off" if (result.get("compile_error") or {}).get("kind") == "disabled" else "failed"
 
 
+def _related_cut(*lists: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """The lists with rustc's related lines kept on the first RELATED_SHOWN diagnostics that have them."""
+    left = RELATED_SHOWN
+    out = []
+    for items in lists:
+        kept = []
+        for d in items:
+            if d.get("related"):
+                if left:
+                    left -= 1
+                else:
+                    d = {key: value for key, value in d.items() if key != "related"}
+            kept.append(d)
+        out.append(kept)
+    return out
+
+
 def digest(result: Mapping[str, Any]) -> Digest:
     diagnostics = _records(result.get("diagnostics") or [])
     errors = sorted((d for d in diagnostics if d.get("category", "error") == "error"),
@@ -119,12 +137,15 @@ def digest(result: Mapping[str, Any]) -> Digest:
     advice = [str(a) for a in result.get("advice") or []]
     facts = _records(result.get("facts") or [])
     elsewhere = _records(result.get("elsewhere") or [])
+    shown_errors, shown_warnings, shown_elsewhere = _related_cut(
+        confirmed[:ERRORS_SHOWN] + unconfirmed[:UNCONFIRMED_SHOWN], warnings[:WARNINGS_SHOWN],
+        elsewhere[:ELSEWHERE_SHOWN])
     return Digest(
-        errors=confirmed[:ERRORS_SHOWN] + unconfirmed[:UNCONFIRMED_SHOWN],
+        errors=shown_errors,
         confirmed=len(confirmed),
         unconfirmed=len(unconfirmed),
         error_kinds=_by_frequency(Counter(str(d.get("code") or "error") for d in confirmed)),
-        warnings=warnings[:WARNINGS_SHOWN],
+        warnings=shown_warnings,
         notes=notes[:NOTES_SHOWN],
         warning_kinds=_by_frequency(Counter(str(d.get("code") or "warning") for d in warnings)),
         counts=_by_frequency(Counter(str(d.get("category", "error")) for d in diagnostics)),
@@ -135,7 +156,7 @@ def digest(result: Mapping[str, Any]) -> Digest:
         advice_total=len(advice),
         fact_kinds=_by_frequency(Counter(str(f.get("kind", "item")) for f in facts)),
         facts_total=len(facts),
-        elsewhere=elsewhere[:ELSEWHERE_SHOWN],
+        elsewhere=shown_elsewhere,
         elsewhere_total=len(elsewhere) + int(result.get("elsewhere_omitted") or 0),
         compile_check=compile_check(result),
     )
@@ -176,5 +197,5 @@ def kinds_line(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in counts.items())
 
 
-__all__ = ["ADVICE_SHOWN", "ELSEWHERE_SHOWN", "ERRORS_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "SEVERITY_RANK",
+__all__ = ["ADVICE_SHOWN", "ELSEWHERE_SHOWN", "ERRORS_SHOWN", "FINDINGS_SHOWN", "NOTES_SHOWN", "RELATED_SHOWN", "SEVERITY_RANK",
            "UNCONFIRMED_SHOWN", "WARNINGS_SHOWN", "Digest", "compact", "compile_check", "digest", "kinds_line"]

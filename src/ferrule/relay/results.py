@@ -43,6 +43,8 @@ Source = Literal["rust-analyzer", "rustc"]
 class _Judged(TypedDict, total=False):
     # with a compile check: an analyzer error on a line where rustc reports no error (rustc is the judge)
     unconfirmed: bool
+    # rustc's: the other places it labels, its notes and help, one line each (compile/spans.py)
+    related: list[str]
 
 
 class Diagnostic(_Judged):

@@ -102,7 +102,8 @@ def _diagnostic_line(file: str, d: Mapping[str, Any], lines: Sequence[str] | Non
     where = f"{file}:{line}:{column(lines, line, d.get('character', 0))}"
     source = " (rustc)" if d.get("source") == "rustc" else ""
     unconfirmed = " (unconfirmed: rustc reports no error here)" if d.get("unconfirmed") else ""
-    return f"{where}: {d.get('category', 'diagnostic')}{code}{source}: {d.get('message', '')}{unconfirmed}"
+    related = "".join(f"\n    {line}" for line in d.get("related") or ())
+    return f"{where}: {d.get('category', 'diagnostic')}{code}{source}: {d.get('message', '')}{unconfirmed}{related}"
 
 
 def _more(count: int, what: str) -> list[str]:

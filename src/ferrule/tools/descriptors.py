@@ -112,6 +112,7 @@ _DIAGNOSTIC: dict[str, Any] = {
         "character": {"type": "integer"},
         "source": {"type": "string"},
         "unconfirmed": {"type": "boolean"},
+        "related": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["code", "category", "message", "line", "character"],
 }

@@ -60,7 +60,8 @@ def _diagnostic_lines(d: Mapping[str, Any], prefix: str = "") -> list[str]:
     source = f" ({d['source']})" if d.get("source") == "rustc" else ""
     head = f"  {prefix}{d.get('line', '?')}:{d.get('character', '?')} {d.get('category', 'error')}{code}{source}: "
     message = str(d.get("message", "")).strip().splitlines() or [""]
-    return [head + message[0]] + [" " * len(head) + rest for rest in message[1:] if rest.strip()]
+    return ([head + message[0]] + [" " * len(head) + rest for rest in message[1:] if rest.strip()]
+            + ["      " + str(line) for line in d.get("related") or ()])
 
 
 MISLEADING_KINDS = (STD_KIND, PROC_MACRO_KIND)  # what the analyzer lacks and rustc has

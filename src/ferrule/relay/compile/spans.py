@@ -9,12 +9,17 @@ expansions to the call in the project.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ferrule.relay.results import ElsewhereDiagnostic
 
 LEVELS = {"error": "error", "warning": "warning", "note": "information", "help": "hint"}
+RELATED_MAX = 4  # lines of rustc's own notes and help, and of the other places it labels, per diagnostic
+RELATED_CHARS = 200
+# rustc's note on where a lint's level came from: no help to anyone fixing the code
+_LINT_LEVEL_NOTE = re.compile(r"`#\[(?:warn|deny|forbid)\(.*\)\]`.* on by default$|^requested on the command line")
 
 
 def byte_column(line_text: str, column: int) -> int:
@@ -48,6 +53,32 @@ def _with_label(message: str, label: object) -> str:
     return f"{message}: {label}" if isinstance(label, str) and label and label not in message else message
 
 
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= RELATED_CHARS else text[:RELATED_CHARS - 1] + "…"
+
+
+def _related(message: dict[str, Any], rel: str, tree: str) -> list[str]:
+    """What rustc says beside its headline, one line each: the other places it labels ("line 25: value
+    moved here"), then its notes and help, a help's suggested text after it. The first RELATED_MAX."""
+    lines = []
+    for span in message.get("spans") or []:
+        label = span.get("label")
+        where = None if span.get("is_primary") or not label else _local(span.get("file_name") or "", tree)
+        if where is not None:
+            place = f"line {span.get('line_start')}" if where == rel else f"{where} line {span.get('line_start')}"
+            lines.append(f"{place}: {label}")
+    for child in message.get("children") or []:
+        level, text = child.get("level"), child.get("message") or ""
+        if level not in ("note", "help") or not text or _LINT_LEVEL_NOTE.search(text):
+            continue
+        suggested = [str(span["suggested_replacement"]).strip() for span in child.get("spans") or []
+                     if span.get("suggested_replacement")]
+        more = f" and {len(suggested) - 1} more edit{'s' if len(suggested) > 2 else ''}" if len(suggested) > 1 else ""
+        lines.append(f"{level}: {text}" + (f": `{suggested[0]}`{more}" if suggested else ""))
+    return [_one_line(line) for line in lines[:RELATED_MAX]]
+
+
 def diagnostics(messages: Iterable[dict[str, Any]], tree: str,
                 line_of: Callable[[str, int], str]) -> list[ElsewhereDiagnostic]:
     """The located diagnostics of cargo's JSON `messages` for the project in `tree`, each once (a file
@@ -74,6 +105,9 @@ def diagnostics(messages: Iterable[dict[str, Any]], tree: str,
             "character": byte_column(line_of(rel, line), int(span.get("column_start") or 1)),
             "source": "rustc",
         }
+        related = _related(message, rel, tree)
+        if related:
+            diagnostic["related"] = related
         key = (rel, line, diagnostic["character"], code, diagnostic["message"])
         found.setdefault(key, diagnostic)
     return list(found.values())
