@@ -90,6 +90,31 @@ def test_rustc_says_where_and_why_beside_its_error(session):
                                                f"line {line_of['let _ = first']}: immutable borrow later used here"]
 
 
+def test_rustcs_suggested_fix_is_offered_first_and_applies(session):
+    """rust-analyzer offers no fix for a use after a move; rustc suggests cloning the value."""
+    content = LIB_HEAD + "pub fn f() -> usize {\n    let v = vec![1];\n    let w = v;\n    v.len() + w.len()\n}\n"
+    at = position_of(content, "v.len()")
+    session.call("update", {"file": "src/lib.rs", "content": content})
+    try:
+        offered = session.call("fixes", {"file": "src/lib.rs", "line": at["line"], "compile": True, **BUDGET})["fixes"]
+        first = offered[0]
+        assert (first["source"], first["kind"]) == ("rustc", "quickfix"), offered
+        assert first["id"].startswith(f"rustc:{at['line']}/0/") and first["title"].endswith(": `.clone()`"), first
+        assert all("source" not in fix for fix in offered[1:]), "the analyzer's follow rustc's"
+        applied = session.call("apply_fix", {"file": "src/lib.rs", "id": first["id"], "apply": "overlay", **BUDGET})
+        moved = position_of(content, "v;")  # where `v` moved: `let w = v.clone();`
+        assert applied["changes"] == [{"file": "src/lib.rs", "edits": [
+            {"line": moved["line"], "character": moved["character"] + 1, "end_line": moved["line"],
+             "end_character": moved["character"] + 1, "new_text": ".clone()"}]}]
+        assert not [d for d in validate(session, "src/lib.rs")["diagnostics"] if d["category"] == "error"]
+        with pytest.raises(Exception, match="no longer offered"):
+            session.call("apply_fix", {"file": "src/lib.rs", "id": first["id"], **BUDGET})
+        alone = session.call("fixes", {"file": "src/lib.rs", "line": at["line"]})["fixes"]
+        assert all("source" not in fix for fix in alone)
+    finally:
+        session.call("update", {"file": "src/lib.rs", "content": None})
+
+
 def test_a_changed_signature_shows_its_callers_in_other_files(session):
     content = "pub fn price(units: u32, rate: u32) -> u32 {\n    units * rate\n}\n"
     result = validate(session, "src/pricing.rs", content)

@@ -9,7 +9,7 @@ from pathlib import Path
 from ferrule.project import ProjectRoot
 from ferrule.relay.cache import project_home
 from ferrule.relay.compile.mirror import Mirror
-from ferrule.relay.compile.spans import RELATED_CHARS, byte_column, diagnostics
+from ferrule.relay.compile.spans import RELATED_CHARS, Suggestion, byte_column, diagnostics, suggestions
 
 
 def test_a_character_column_becomes_the_byte_column_of_the_line():
@@ -98,6 +98,37 @@ def test_rustcs_other_places_notes_and_help_come_with_its_diagnostic(tmp_path):
     assert all(len(line) <= RELATED_CHARS for d in found for line in d["related"])
     plain = diagnostics([_rustc("error", "E0599", [_span("src/a.rs", 1, primary=True)], [])], tree, lambda r, n: "")
     assert "related" not in plain[0]
+
+
+def _suggesting(file_name: str, line: int, column: int, end_column: int, text: str, applicability: str) -> dict:
+    return {**_span(file_name, line, replacement=text), "column_start": column, "line_end": line,
+            "column_end": end_column, "suggestion_applicability": applicability}
+
+
+def test_rustcs_suggested_fixes_are_edits_at_byte_columns_of_the_projects_files(tmp_path):
+    tree = str(tmp_path)
+    text = {"src/lib.rs": ['pub fn f() -> usize { let s = "é"; let v = vec![s]; let w = v; v.len() + w.len() }'],
+            "src/key.rs": ["pub struct Key(u8);"]}
+    line = text["src/lib.rs"][0]
+    after_v = line.index("v.len") + 2  # rustc: 1-based characters, the `.len` after `v`
+    clone = _rustc("error", "E0382", [_span("src/lib.rs", 1, primary=True)], [
+        _child("help", "consider cloning the value if the performance cost is acceptable",
+               _suggesting("src/lib.rs", 1, after_v, after_v, ".clone()", "MachineApplicable"))])
+    derive = _rustc("error", "E0277", [_span("src/lib.rs", 1, primary=True)], [
+        _child("help", "consider annotating `Key` with `#[derive(Hash)]`",
+               _suggesting("src/key.rs", 1, 1, 1, "#[derive(Hash)]\n", "MaybeIncorrect"))])
+    unsure = _rustc("error", "E0308", [_span("src/lib.rs", 1, primary=True)], [
+        _child("help", "try", _suggesting("src/lib.rs", 1, 1, 3, "/* value */", "HasPlaceholders"))])
+    outside = _rustc("error", "E0599", [_span("src/lib.rs", 1, primary=True)], [
+        _child("help", "in std", _suggesting("/rustc/library/core/src/lib.rs", 1, 1, 1, "x", "MachineApplicable"))])
+    found = suggestions([clone, clone, derive, unsure, outside], tree, lambda rel, n: text[rel][n - 1])
+    byte = len(line[:after_v - 1].encode())
+    assert found == [
+        Suggestion("src/lib.rs", 1, "E0382", "consider cloning the value if the performance cost is acceptable: "
+                   "`.clone()`", (("src/lib.rs", 1, byte, 1, byte, ".clone()"),)),
+        Suggestion("src/lib.rs", 1, "E0277", "consider annotating `Key` with `#[derive(Hash)]`: `#[derive(Hash)]`",
+                   (("src/key.rs", 1, 0, 1, 0, "#[derive(Hash)]\n"),)),
+    ], "each once; none with placeholders to fill in, none editing outside the project"
 
 
 def _project(tmp_path: Path) -> ProjectRoot:

@@ -53,6 +53,24 @@ def test_a_dependencys_item_is_shown_with_its_line_wherever_cargo_put_its_source
 
 
 @pytest.mark.live
+def test_fixes_for_a_whole_line_list_rustcs_first_and_apply_fix_shows_its_edit(tmp_path):
+    crate = tmp_path / "moved"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "moved"\nversion = "0.1.0"\nedition = "2021"\n')
+    (crate / "src" / "lib.rs").write_text("pub fn f() -> usize {\n    let v = vec![1];\n    let w = v;\n"
+                                          "    v.len() + w.len()\n}\n")
+    done = ferrule("fixes", "src/lib.rs", "4", "-q", cwd=crate)  # no COL: the whole line
+    assert done.returncode == 0, done.stderr
+    fix_id, kind, title = done.stdout.splitlines()[0].split("  ", 2)
+    assert fix_id.startswith("rustc:4/0/") and kind == "quickfix" and title.endswith(": `.clone()`"), done.stdout
+    done = ferrule("apply_fix", "src/lib.rs", fix_id, "-q", cwd=crate)
+    assert done.returncode == 0, done.stderr
+    assert "src/lib.rs:3:14: -> '.clone()'" in done.stdout and "not written (pass --write)" in done.stdout
+    alone = ferrule("fixes", "src/lib.rs", "4", "--no-compile", "-q", cwd=crate)
+    assert alone.returncode == 0 and "rustc:" not in alone.stdout, alone.stdout + alone.stderr
+
+
+@pytest.mark.live
 def test_a_name_a_project_macro_makes_is_not_the_std_item_of_that_name(tmp_path):
     """The macro's `Vec` is placed in the macro's body, and its uses are the project's: std's `Vec`,
     which the bare name means at the crate root where the relay shows it as code, is in neither

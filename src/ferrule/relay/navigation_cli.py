@@ -38,6 +38,9 @@ def configure(name: str, parser: argparse.ArgumentParser) -> Any:
                             help="column, 1-based (default: the whole line)")
         parser.add_argument("--end-line", metavar="N", type=cli._positive_int, help="the range's last line")
         parser.add_argument("--code", metavar="CODE", help="only the quick fixes for this diagnostic, e.g. E0004")
+        parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=True,
+                            help="rustc's suggested fixes too, first (the compile check `validate` runs; the default); "
+                                 "--no-compile: the analyzer's alone")
     else:
         parser.add_argument("file", metavar="FILE", help="the file `fixes` was asked about")
         parser.add_argument("id", metavar="ID", help="a fix's id as `ferrule fixes` printed it")
@@ -65,9 +68,11 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, dict[str, 
     """The project root and the op's params; cli.UsageError or FerruleError."""
     params: dict[str, Any] = {}
     if getattr(args, "file", None) is not None:
+        line, col = getattr(args, "line", None), getattr(args, "col", None)
+        if name == "fixes" and col is None:  # a whole line: no position
+            line = None
         root, rel, params = cli.build_request(name, argparse.Namespace(
-            file=args.file, root=args.root, line=getattr(args, "line", None), col=getattr(args, "col", None),
-            timeout_ms=args.timeout_ms))
+            file=args.file, root=args.root, line=line, col=col, timeout_ms=args.timeout_ms))
     else:
         root = cli.root_without_file(args.root)
     if name in _PLACED:
@@ -90,6 +95,7 @@ def build_request(name: str, args: argparse.Namespace) -> tuple[Path, dict[str, 
                 params["end_line"] = args.end_line
         if args.code is not None:
             params["code"] = args.code
+        params["compile"] = args.compile
     if name == "apply_fix":
         params["id"] = args.id
     if name == "references" and args.no_declaration:
@@ -124,6 +130,10 @@ def text(op: str, value: Any) -> str:
         lines += [_at(ref) for group in value["files"] for ref in group["references"]]
     elif op == "fixes":
         lines += [f"{fix['id']}  {fix['kind']}  {fix['title']}" for fix in value["fixes"]]
+        if value.get("compile_error"):
+            error = value["compile_error"]
+            lines.append(f"compile check not run ({error.get('kind')}), rustc's fixes are missing: {error.get('message')}"
+                         f"\n  to fix: {error.get('recipe')}")
     else:
         if value.get("title"):
             lines.append(value["title"])

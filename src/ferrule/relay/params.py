@@ -323,6 +323,8 @@ class FixesParams(FileParams):
     end_line: int | None = param(_ranged(1), "integer", "the range's last line, inclusive (default `line`)")
     code: str | None = param(_string, "string", "keep only the fixes for diagnostics with this code, e.g. E0004")
     max: int | None = _max_param()
+    compile: bool | None = param(_boolean, "boolean", "also rustc's suggested fixes for what it reports on these "
+                                 "lines (`cargo check` in the mirror, as `validate` runs it); default false")
 
 
 @dataclass(slots=True, kw_only=True)

@@ -215,13 +215,21 @@ class RenameResult(EditResult, DocExamples, total=False):
     warnings: list[ErrorRecord]
 
 
-class Fix(TypedDict):
+class _FixSource(TypedDict, total=False):
+    source: Source  # "rustc" for a fix rustc suggests; absent for the analyzer's
+
+
+class Fix(_FixSource):
     id: str
     title: str
     kind: str  # the LSP code action kind: quickfix, refactor.rewrite, ...
 
 
-class FixesResult(Indexing):
+class _FixesCompile(Indexing, total=False):
+    compile_error: ErrorRecord  # with `compile`: why rustc's fixes are missing
+
+
+class FixesResult(_FixesCompile):
     fixes: list[Fix]
     more: int
 

@@ -426,7 +426,9 @@ RUST_FIXES: dict[str, Any] = {
         "missing match arms, add a missing import, add missing trait items, extract a variable, ... "
         "Each comes with an `id` to pass to rust_apply_fix. Pass `code` to keep only the fixes for that "
         "diagnostic, e.g. {\"file\": \"src/status.rs\", \"line\": 12, \"code\": \"E0004\"} after rust_validate "
-        "reported E0004 on line 12. " + POSITION_NOTE + " " + PATH_NOTE
+        "reported E0004 on line 12. The compiler's own suggestions for what it reports on those lines come "
+        "first (id `rustc:...`): add a lifetime, derive a trait, clone a moved value, ... " + POSITION_NOTE
+        + " " + PATH_NOTE
     ),
     "inputSchema": _schema({
         "file": _FILE,
@@ -436,6 +438,9 @@ RUST_FIXES: dict[str, Any] = {
         "end_line": {**_LINE, "description": "The last line of a range, 1-based, inclusive."},
         "code": {"type": "string", "description": "A diagnostic code, e.g. \"E0004\": only its quick fixes."},
         "max": _MAX,
+        "compile": {"type": "boolean", "default": True, "description": (
+            "Also the compiler's suggested fixes (rustc's, from the same check rust_validate runs: no cargo "
+            "runs again for a text it checked). Default true; false: the analyzer's alone, in milliseconds.")},
     }, ["file", "line"]),
     "annotations": _annotations("Quick fixes at a place"),
 }

@@ -126,7 +126,7 @@ def _rename_params(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _fixes_params(args: Mapping[str, Any]) -> dict[str, Any]:
-    params = _copy(args, ("file", "code", "max"))
+    params = {**_copy(args, ("file", "code", "max")), "compile": args.get("compile") is not False}
     if args.get("character") is not None:
         if args.get("end_line") is not None:
             raise ArgumentError("pass 'character' for a position, or 'end_line' for a range of lines, not both")

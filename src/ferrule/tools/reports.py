@@ -530,11 +530,14 @@ def render_edits(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
 def render_fixes(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     fixes = result.get("fixes") or []
     code = f" for {args['code']}" if args.get("code") else ""
+    error = result.get("compile_error")
+    missing = ([f"compile check: not run ({error.get('kind')}): {error.get('message', '')}; rustc's fixes are "
+                f"missing", f"  fix: {error.get('recipe', '')}"] if error else [])
     if not fixes:
-        return f"{_where(args)}: no fixes{code}"
+        return "\n".join([f"{_where(args)}: no fixes{code}", *missing])
     lines = [f"{_where(args)}: {_plural(len(fixes), 'fix')}{code} (apply one with rust_apply_fix and its id)"]
     lines.extend(_columns([[f["id"], f.get("kind") or "", f.get("title", "")] for f in fixes]))
-    return "\n".join(lines + _more(int(result.get("more") or 0), "fix"))
+    return "\n".join(lines + _more(int(result.get("more") or 0), "fix") + missing)
 
 
 RESTARTED_NOTE = "rust-analyzer had died; a fresh one was started for this call with every overlay re-applied"

@@ -45,6 +45,7 @@ class CompileAnswer:
 
     diagnostics: list[ElsewhereDiagnostic] = field(default_factory=list)
     ms: int = 0
+    suggestions: list[spans.Suggestion] = field(default_factory=list)  # the fixes rustc suggests
     error: ErrorRecord | None = None
 
     @property
@@ -160,7 +161,7 @@ def _answer(run: CargoRun, tree: Path, overlays: Collection[str], ms: int) -> Co
         message = _in_project_terms(message, tree)
         return CompileAnswer(ms=ms, error=_error("cargo-failed", f"cargo check failed: {message}",
                                                  _cargo_failed_recipe(message, overlays)))
-    return CompileAnswer(found, ms)
+    return CompileAnswer(found, ms, spans.suggestions(run.messages, os.fspath(tree), line_of))
 
 
 def _in_project_terms(text: str, tree: Path) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ferrule.relay.results import ElsewhereDiagnostic
@@ -18,6 +19,7 @@ from ferrule.relay.results import ElsewhereDiagnostic
 LEVELS = {"error": "error", "warning": "warning", "note": "information", "help": "hint"}
 RELATED_MAX = 4  # lines of rustc's own notes and help, and of the other places it labels, per diagnostic
 RELATED_CHARS = 200
+_APPLICABLE = frozenset({"MachineApplicable", "MaybeIncorrect"})
 # rustc's note on where a lint's level came from: no help to anyone fixing the code
 _LINT_LEVEL_NOTE = re.compile(r"`#\[(?:warn|deny|forbid)\(.*\)\]`.* on by default$|^requested on the command line")
 
@@ -58,6 +60,29 @@ def _one_line(text: str) -> str:
     return text if len(text) <= RELATED_CHARS else text[:RELATED_CHARS - 1] + "…"
 
 
+@dataclass(frozen=True)
+class Suggestion:
+    """A fix rustc suggests for one of its diagnostics, as edits of the project's files."""
+
+    file: str  # the diagnostic's file, root-relative
+    line: int  # the diagnostic's line, 1-based
+    code: str | None
+    title: str  # rustc's help, its suggested text after it
+    # (file, line, byte column, end line, end byte column, new text): lines 1-based, columns 0-based UTF-8
+    edits: tuple[tuple[str, int, int, int, int, str], ...]
+
+
+def _suggested(child: dict[str, Any]) -> list[dict[str, Any]]:
+    return [span for span in child.get("spans") or [] if span.get("suggested_replacement") is not None]
+
+
+def _help_text(child: dict[str, Any]) -> str:
+    """A note or help with its suggested text: `consider cloning the value ...: `.clone()``, `and 3 more edits`."""
+    shown = [str(span["suggested_replacement"]).strip() for span in _suggested(child) if span["suggested_replacement"]]
+    more = f" and {len(shown) - 1} more edit{'s' if len(shown) > 2 else ''}" if len(shown) > 1 else ""
+    return str(child.get("message") or "") + (f": `{shown[0]}`{more}" if shown else "")
+
+
 def _related(message: dict[str, Any], rel: str, tree: str) -> list[str]:
     """What rustc says beside its headline, one line each: the other places it labels ("line 25: value
     moved here"), then its notes and help, a help's suggested text after it. The first RELATED_MAX."""
@@ -72,10 +97,7 @@ def _related(message: dict[str, Any], rel: str, tree: str) -> list[str]:
         level, text = child.get("level"), child.get("message") or ""
         if level not in ("note", "help") or not text or _LINT_LEVEL_NOTE.search(text):
             continue
-        suggested = [str(span["suggested_replacement"]).strip() for span in child.get("spans") or []
-                     if span.get("suggested_replacement")]
-        more = f" and {len(suggested) - 1} more edit{'s' if len(suggested) > 2 else ''}" if len(suggested) > 1 else ""
-        lines.append(f"{level}: {text}" + (f": `{suggested[0]}`{more}" if suggested else ""))
+        lines.append(f"{level}: {_help_text(child)}")
     return [_one_line(line) for line in lines[:RELATED_MAX]]
 
 
@@ -113,4 +135,37 @@ def diagnostics(messages: Iterable[dict[str, Any]], tree: str,
     return list(found.values())
 
 
-__all__ = ["byte_column", "diagnostics"]
+def suggestions(messages: Iterable[dict[str, Any]], tree: str,
+                line_of: Callable[[str, int], str]) -> list[Suggestion]:
+    """The fixes rustc suggests that it deems right or likely right (`MachineApplicable`,
+    `MaybeIncorrect`; not those with placeholders to fill in), every edit inside the project; each
+    once, in rustc's order."""
+    found: dict[tuple[object, ...], Suggestion] = {}
+    for record in messages:
+        if record.get("reason") != "compiler-message":
+            continue
+        message = record.get("message") or {}
+        located = _primary(message.get("spans") or [], tree)
+        if located is None:
+            continue
+        rel, span = located
+        for child in message.get("children") or []:
+            spans = _suggested(child)
+            edits = []
+            for edit in spans:
+                where = _local(edit.get("file_name") or "", tree)
+                if where is None or edit.get("suggestion_applicability") not in _APPLICABLE:
+                    break
+                line, end = int(edit.get("line_start") or 1), int(edit.get("line_end") or 1)
+                edits.append((where, line, byte_column(line_of(where, line), int(edit.get("column_start") or 1)),
+                              end, byte_column(line_of(where, end), int(edit.get("column_end") or 1)),
+                              str(edit["suggested_replacement"])))
+            if spans and len(edits) == len(spans):
+                title = _one_line(_help_text(child))
+                suggestion = Suggestion(rel, int(span.get("line_start") or 1), (message.get("code") or {}).get("code"),
+                                        title, tuple(sorted(edits)))
+                found.setdefault((suggestion.file, suggestion.line, title, suggestion.edits), suggestion)
+    return list(found.values())
+
+
+__all__ = ["RELATED_CHARS", "RELATED_MAX", "Suggestion", "byte_column", "diagnostics", "suggestions"]

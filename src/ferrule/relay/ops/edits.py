@@ -3,11 +3,15 @@
 A fix's `id` names the fix itself (the range asked about, its place in the analyzer's list, a
 checksum of its title and one of its file's name), so `apply_fix` asks for the fixes there again and
 applies the one with that title: nothing is remembered between ops, a fix that no longer applies is
-refused, not guessed, and an id passed with another file than its own is refused as such.
+refused, not guessed, and an id passed with another file than its own is refused as such. A fix rustc
+suggests (with `compile`) is named the same way by its diagnostic's line and its place among that
+line's suggestions (`rustc:12/0/...`): `apply_fix` checks the same text again (an unchanged text's
+answer is kept) and applies that suggestion's edits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import zlib
 from typing import Any
@@ -18,8 +22,12 @@ from ferrule.lsp.positions import line_text
 from ferrule.project import BadRequest, ProjectFile
 from ferrule.relay import edits
 from ferrule.relay.clashes import rename_clashes
+from ferrule.relay.compile.spans import Suggestion
 from ferrule.relay.ops.context import OpContext
-from ferrule.relay.ops.validate import validate  # a fix's diagnostic, exactly as `validate` reports it
+from ferrule.relay.ops.validate import (  # rustc's answer, a fix's diagnostic: validate's
+    start_compile,
+    validate,
+)
 from ferrule.relay.params import (
     NAVIGATION_MAX_DEFAULT,
     ApplyFixParams,
@@ -33,6 +41,7 @@ from ferrule.relay.results import ApplyFixResult, EditResult, Fix, FixesResult, 
 from ferrule.relay.symbols import doc_examples, made_by_macro, target, unnamed
 
 _FIX_ID = re.compile(r"(\d+):(\d+)-(\d+):(\d+)/(\d+)/([0-9a-f]{8})/([0-9a-f]{8})")
+_RUSTC_FIX_ID = re.compile(r"rustc:(\d+)/(\d+)/([0-9a-f]{8})/([0-9a-f]{8})")
 _FIX_RECIPE = "ask `fixes` for the file again and pass one of the ids it answers"
 _IN_MACRO_RECIPE = ("edit its name in the macro's body and at its uses, which `references` lists (by name, or at a "
                     "position where it is used); the macro may make other items of that name")
@@ -71,27 +80,58 @@ async def fixes(ctx: OpContext, params: FixesParams) -> FixesResult:
     index = ctx.documents.index(file, None)
     ctx.documents.show_disk(ctx.client, file)
     start, end = _asked_range(params, index)
-    actions = await _code_actions(ctx, file, index, start, end)
-    if params.code is not None:
-        actions = await _for_code(ctx, file, actions, params.code, start, end)
-    found: list[Fix] = [
+    compiling = start_compile(ctx, file.rel) if params.compile else None
+    try:
+        actions = await _code_actions(ctx, file, index, start, end)
+        if params.code is not None:
+            actions = await _for_code(ctx, file, actions, params.code, start, end)
+        answer = None if compiling is None else await compiling
+    finally:
+        if compiling is not None and not compiling.done():  # nothing may keep running after the op answered
+            compiling.cancel()
+            await asyncio.gather(compiling, return_exceptions=True)
+    found: list[Fix] = [] if answer is None else [
+        {"id": f"rustc:{line}/{n}/{_checksum(s.title)}/{_checksum(file.rel)}", "title": s.title, "kind": "quickfix",
+         "source": "rustc"}
+        for line, n, s in _rustc_fixes(answer.suggestions, file.rel, start.line, end.line, params.code)]
+    found += [
         {"id": _fix_id(file, start, end, position, action["title"]), "title": action["title"],
          "kind": action.get("kind") or ""}
         for position, action in actions]
     limit = params.max or NAVIGATION_MAX_DEFAULT
     result: FixesResult = {"fixes": found[:limit], "more": max(0, len(found) - limit)}
+    if answer is not None and answer.error is not None and answer.error["kind"] != "disabled":
+        result["compile_error"] = answer.error
     return ctx.mark(result)
 
 
+def _rustc_fixes(suggestions: list[Suggestion], rel: str, first: int, last: int,
+                 code: str | None) -> list[tuple[int, int, Suggestion]]:
+    """(line, place among the line's suggestions, suggestion) of rustc's fixes on lines first..last."""
+    on_line: dict[int, int] = {}
+    found = []
+    for suggestion in suggestions:
+        if suggestion.file != rel:
+            continue
+        n = on_line[suggestion.line] = on_line.get(suggestion.line, -1) + 1
+        if first <= suggestion.line <= last and (code is None or suggestion.code == code):
+            found.append((suggestion.line, n, suggestion))
+    return found
+
+
 async def apply_fix(ctx: OpContext, params: ApplyFixParams) -> ApplyFixResult:
+    rustc = _RUSTC_FIX_ID.fullmatch(params.id)
     matched = _FIX_ID.fullmatch(params.id)
-    if matched is None:
+    if matched is None and rustc is None:
         raise BadRequest(f"`id` {params.id!r} is not a fix id", _FIX_RECIPE)
-    line, character, end_line, end_character, position, checksum, file_checksum = matched.groups()
     file = ctx.file(params)
-    if _checksum(file.rel) != file_checksum:
+    if _checksum(file.rel) != params.id[-8:]:  # either kind of id ends with its file's checksum
         raise BadRequest(f"fix {params.id} was answered for another file, not {file.rel}",
                          "pass the `file` that `fixes` was asked about, with an id it answered")
+    if rustc is not None:
+        return await _apply_rustc_fix(ctx, file, params, int(rustc.group(1)), int(rustc.group(2)), rustc.group(3))
+    assert matched is not None
+    line, character, end_line, end_character, position, checksum, _ = matched.groups()
     index = ctx.documents.index(file, None)
     ctx.documents.show_disk(ctx.client, file)
     start, end = Position(int(line), int(character)), Position(int(end_line), int(end_character))
@@ -106,6 +146,28 @@ async def apply_fix(ctx: OpContext, params: ApplyFixParams) -> ApplyFixResult:
                          "make that change by hand")
     result = await _applied(ctx, action["edit"], params.apply)
     return {**result, "title": action["title"]}  # type: ignore[typeddict-item]
+
+
+async def _apply_rustc_fix(ctx: OpContext, file: ProjectFile, params: ApplyFixParams, line: int, n: int,
+                           checksum: str) -> ApplyFixResult:
+    """rustc's suggestion `n` on `line`, from a check of the text as it is now (the same text's answer is
+    kept, so no cargo runs again), as the analyzer's workspace edit would carry it."""
+    answer = await start_compile(ctx, file.rel)
+    if answer.error is not None:
+        raise BadRequest(f"fix {params.id} needs rustc's answer, and the compile check could not run: "
+                         f"{answer.error['message']}", answer.error.get("recipe") or _FIX_RECIPE)
+    chosen = [s for at, k, s in _rustc_fixes(answer.suggestions, file.rel, line, line, None) if k == n]
+    if not chosen or _checksum(chosen[0].title) != checksum:
+        raise BadRequest(f"fix {params.id} is no longer offered at {file.rel}:{line}", _FIX_RECIPE)
+    changes: dict[str, list[dict[str, Any]]] = {}
+    for rel, start_line, start, end_line, end, new_text in chosen[0].edits:
+        edited = ctx.root.file(rel)
+        index = ctx.documents.index(edited, None)
+        changes.setdefault(ctx.documents.uri(rel), []).append({"newText": new_text, "range": {
+            "start": ctx.lsp_position(edited, Position(start_line, start), None, index),
+            "end": ctx.lsp_position(edited, Position(end_line, end), None, index)}})
+    result = await _applied(ctx, {"changes": changes}, params.apply)
+    return {**result, "title": chosen[0].title}  # type: ignore[typeddict-item]
 
 
 async def _applied(ctx: OpContext, workspace_edit: Any, apply: str | None) -> EditResult:

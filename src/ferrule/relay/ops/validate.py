@@ -25,7 +25,7 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
     file = ctx.file(params)
     ctx.documents.require(file, params.content)  # before cargo starts: a missing file is refused at once
     rel = file.rel
-    compiling = _start_compile(ctx, params, rel) if params.compile else None
+    compiling = start_compile(ctx, rel, params.content) if params.compile else None
     try:
         result = await _analyzer_view(ctx, params)
         if compiling is not None:
@@ -43,16 +43,16 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
     return ctx.mark(result)
 
 
-def _start_compile(ctx: OpContext, params: ValidateParams, rel: str) -> asyncio.Future[CompileAnswer]:
-    """rustc's answer for the overlays and this op's content, started before the analyzer is asked."""
+def start_compile(ctx: OpContext, rel: str, content: str | None = None) -> asyncio.Future[CompileAnswer]:
+    """rustc's answer for the overlays and an op's `content` for `rel`, started before the analyzer is asked."""
     disabled = compile_disabled(ctx.policy.current.compile)
     if disabled is not None:
         done: asyncio.Future[CompileAnswer] = asyncio.get_running_loop().create_future()
         done.set_result(CompileAnswer(error=disabled))
         return done
     overlays = {name: overlay.text for name, overlay in ctx.documents.overlays.items()}
-    if params.content is not None:
-        overlays[rel] = params.content
+    if content is not None:
+        overlays[rel] = content
     return asyncio.ensure_future(ctx.compiler.check(overlays, rel, ctx.budget.deadline - COMPILE_MARGIN_S))
 
 
