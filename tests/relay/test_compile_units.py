@@ -63,6 +63,11 @@ def _child(level: str, message: str, *spans: dict) -> dict:
     return {"level": level, "message": message, "spans": list(spans), "children": []}
 
 
+def _suggesting(file_name: str, line: int, column: int, end_column: int, text: str, applicability: str) -> dict:
+    return {**_span(file_name, line, replacement=text), "column_start": column, "line_end": line,
+            "column_end": end_column, "suggestion_applicability": applicability}
+
+
 def _rustc(level: str, code: str, spans: list[dict], children: list[dict]) -> dict:
     return {"reason": "compiler-message",
             "message": {"level": level, "message": "headline", "code": {"code": code}, "spans": spans,
@@ -80,11 +85,15 @@ def test_rustcs_other_places_notes_and_help_come_with_its_diagnostic(tmp_path):
                                    "implement the `Copy` trait")])
     unused = _rustc("warning", "unused_variables", [_span("src/wire.rs", 26, primary=True)],
                     [_child("note", "`#[warn(unused_variables)]` (part of `#[warn(unused)]`) on by default"),
+                     _child("note", "the lint level is defined here"),
+                     _child("note", "`-D unused-variables` implied by `-D warnings`"),
+                     _child("note", "`#[deny(unused_variables)]` implied by `#[deny(warnings)]`"),
                      _child("help", "if this is intentional, prefix it with an underscore",
                             _span("src/wire.rs", 26, replacement="_again"))])
     lifetime = _rustc("error", "E0106", [_span("src/more.rs", 9, "expected named lifetime parameter", primary=True)],
                       [_child("help", "consider introducing a named lifetime parameter",
-                              *(_span("src/more.rs", 9, replacement=text) for text in ("<'a>", "&'a ", "&'a ", "&'a ")))])
+                              *(_suggesting("src/more.rs", 9, column, column, text, "MaybeIncorrect")
+                                for column, text in ((15, "<'a>"), (20, "'a "), (29, "'a "), (38, "'a "))))])
     chatty = _rustc("error", "E0277", [_span("src/more.rs", 18, primary=True)],
                     [_child("note", "x" * 500)] + [_child("help", f"help {n}") for n in range(6)])
     found = diagnostics([moved, unused, lifetime, chatty], tree, lambda rel, line: "")
@@ -98,11 +107,6 @@ def test_rustcs_other_places_notes_and_help_come_with_its_diagnostic(tmp_path):
     assert all(len(line) <= RELATED_CHARS for d in found for line in d["related"])
     plain = diagnostics([_rustc("error", "E0599", [_span("src/a.rs", 1, primary=True)], [])], tree, lambda r, n: "")
     assert "related" not in plain[0]
-
-
-def _suggesting(file_name: str, line: int, column: int, end_column: int, text: str, applicability: str) -> dict:
-    return {**_span(file_name, line, replacement=text), "column_start": column, "line_end": line,
-            "column_end": end_column, "suggestion_applicability": applicability}
 
 
 def test_rustcs_suggested_fixes_are_edits_at_byte_columns_of_the_projects_files(tmp_path):
@@ -121,14 +125,23 @@ def test_rustcs_suggested_fixes_are_edits_at_byte_columns_of_the_projects_files(
         _child("help", "try", _suggesting("src/lib.rs", 1, 1, 3, "/* value */", "HasPlaceholders"))])
     outside = _rustc("error", "E0599", [_span("src/lib.rs", 1, primary=True)], [
         _child("help", "in std", _suggesting("/rustc/library/core/src/lib.rs", 1, 1, 1, "x", "MachineApplicable"))])
-    found = suggestions([clone, clone, derive, unsure, outside], tree, lambda rel, n: text[rel][n - 1])
+    imports = _rustc("error", "E0412", [_span("src/lib.rs", 1, primary=True)], [
+        _child("help", "consider importing one of these items",
+               *(_suggesting("src/lib.rs", 1, 1, 1, f"use {path};\n", "MaybeIncorrect")
+                 for path in ("std::fmt::Result", "std::io::Result")))])
+    found = suggestions([clone, clone, derive, unsure, outside, imports], tree, lambda rel, n: text[rel][n - 1])
     byte = len(line[:after_v - 1].encode())
     assert found == [
         Suggestion("src/lib.rs", 1, "E0382", "consider cloning the value if the performance cost is acceptable: "
                    "`.clone()`", (("src/lib.rs", 1, byte, 1, byte, ".clone()"),)),
         Suggestion("src/lib.rs", 1, "E0277", "consider annotating `Key` with `#[derive(Hash)]`: `#[derive(Hash)]`",
                    (("src/key.rs", 1, 0, 1, 0, "#[derive(Hash)]\n"),)),
+        # choices over one place: each its own fix, never all applied at once
+        *(Suggestion("src/lib.rs", 1, "E0412", f"consider importing one of these items: `use {path};`",
+                     (("src/lib.rs", 1, 0, 1, 0, f"use {path};\n"),)) for path in ("std::fmt::Result", "std::io::Result")),
     ], "each once; none with placeholders to fill in, none editing outside the project"
+    [imports_seen] = [d for d in diagnostics([imports], tree, lambda rel, n: text[rel][n - 1]) if d["code"] == "E0412"]
+    assert imports_seen["related"] == ["help: consider importing one of these items: `use std::fmt::Result;` or 1 other"]
 
 
 def _project(tmp_path: Path) -> ProjectRoot:

@@ -19,16 +19,11 @@ key and the file, so a typo never silently turns a rule off. Patterns are descri
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
+from ferrule._toml import tomllib
 from ferrule.conform.globs import PathSet
 
 CONFIG_NAME = "conform.toml"

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from ferrule._toml import tomllib
 
 MANIFEST = "Cargo.toml"
 

@@ -15,14 +15,10 @@ import functools
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from ferrule._toml import tomllib
 
 _SYSROOT_TIMEOUT_S = 5.0
 
@@ -55,7 +51,7 @@ def _cargo_configs(start: Path | None, cargo_home: str) -> Iterator[Path]:
     folders = [*([start, *start.parents] if start is not None else []), Path(cargo_home)]
     for folder in dict.fromkeys(folders):
         base = folder if folder == Path(cargo_home) else folder / ".cargo"
-        for name in ("config.toml", "config"):
+        for name in ("config", "config.toml"):  # both there: cargo reads the one without an extension
             if (base / name).is_file():
                 yield base / name
                 break
@@ -63,7 +59,12 @@ def _cargo_configs(start: Path | None, cargo_home: str) -> Iterator[Path]:
 
 def _directory_sources(start: Path | None, cargo_home: str) -> list[str]:
     """The folders cargo's configuration puts in place of a source (`directory = ...`), relative ones
-    taken from the folder that holds the configuration's `.cargo`. A file that does not parse adds none."""
+    taken from the folder that holds the configuration's `.cargo`. A file that does not parse adds none.
+
+    A project's own configuration names them, so each must look like what cargo reads there: crate
+    folders, each with its `.cargo-checksum.json`. A folder holding the project or the home folder
+    (`/`, `..`, `~`) is never one: the relay reads nothing more than the project and its libraries."""
+    guarded = [os.path.realpath(folder) for folder in (start, Path.home()) if folder is not None]
     folders: list[str] = []
     for config in _cargo_configs(start, cargo_home):
         try:
@@ -72,9 +73,26 @@ def _directory_sources(start: Path | None, cargo_home: str) -> list[str]:
             continue
         for source in sources.values() if isinstance(sources, Mapping) else ():
             folder = source.get("directory") if isinstance(source, Mapping) else None
-            if isinstance(folder, str) and folder:
-                folders.append(str(config.parent.parent / folder))
+            if not isinstance(folder, str) or not folder:
+                continue
+            real = os.path.realpath(config.parent.parent / folder)
+            if any(_holds(real, other) for other in guarded) or not _holds_crates(real):
+                continue
+            folders.append(str(config.parent.parent / folder))
     return folders
+
+
+def _holds(folder: str, other: str) -> bool:
+    return other == folder or other.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _holds_crates(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(entry.is_dir() and os.path.isfile(os.path.join(entry.path, ".cargo-checksum.json"))
+                       for entry in entries)
+    except OSError:
+        return False
 
 
 class LibraryRoots:

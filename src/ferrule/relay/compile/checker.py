@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import sys
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ferrule._toml import tomllib
 from ferrule.project import ErrorRecord, ProjectRoot
 from ferrule.relay.cache import mark_used
 from ferrule.relay.compile import spans
@@ -24,11 +24,6 @@ from ferrule.relay.compile.cargo import CargoMissing, CargoRun, CargoTimedOut, c
 from ferrule.relay.compile.lock import LockTimeout, held
 from ferrule.relay.compile.mirror import Mirror
 from ferrule.relay.results import ElsewhereDiagnostic
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 TIMEOUT_RECIPE = ("pass a larger `timeout_ms`: the first check of a project builds its dependencies and "
                   "takes longest, later ones are incremental; the next call runs a fresh check")

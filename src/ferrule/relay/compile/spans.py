@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from ferrule.relay.results import ElsewhereDiagnostic
@@ -21,7 +22,8 @@ RELATED_MAX = 4  # lines of rustc's own notes and help, and of the other places 
 RELATED_CHARS = 200
 _APPLICABLE = frozenset({"MachineApplicable", "MaybeIncorrect"})
 # rustc's note on where a lint's level came from: no help to anyone fixing the code
-_LINT_LEVEL_NOTE = re.compile(r"`#\[(?:warn|deny|forbid)\(.*\)\]`.* on by default$|^requested on the command line")
+_LINT_LEVEL_NOTE = re.compile(r"`#\[(?:warn|deny|forbid)\(.*\)\]`.* on by default$|^requested on the command line"
+                              r"|^the lint level is defined here$|^`[^`]*` implied by `[^`]*`$")
 
 
 def byte_column(line_text: str, column: int) -> int:
@@ -76,10 +78,27 @@ def _suggested(child: dict[str, Any]) -> list[dict[str, Any]]:
     return [span for span in child.get("spans") or [] if span.get("suggested_replacement") is not None]
 
 
+def _range(span: dict[str, Any]) -> tuple[str, int, int, int, int]:
+    return (str(span.get("file_name")), int(span.get("line_start") or 1), int(span.get("column_start") or 1),
+            int(span.get("line_end") or 1), int(span.get("column_end") or 1))
+
+
+def _alternatives(spans: list[dict[str, Any]]) -> bool:
+    """Whether a help's suggested spans are choices, not the parts of one change: rustc lists the
+    candidates of "consider importing one of these items" as spans over one place. The parts of one
+    change never overlap."""
+    ranges = sorted(_range(span) for span in spans)
+    return any(a[0] == b[0] and (a[1:3] == b[1:3] or (b[1], b[2]) < (a[3], a[4])) for a, b in pairwise(ranges))
+
+
 def _help_text(child: dict[str, Any]) -> str:
-    """A note or help with its suggested text: `consider cloning the value ...: `.clone()``, `and 3 more edits`."""
-    shown = [str(span["suggested_replacement"]).strip() for span in _suggested(child) if span["suggested_replacement"]]
-    more = f" and {len(shown) - 1} more edit{'s' if len(shown) > 2 else ''}" if len(shown) > 1 else ""
+    """A note or help with its suggested text: `consider cloning the value ...: `.clone()``, `and 3 more
+    edits` for the parts of one change, `or 2 others` for choices."""
+    spans = _suggested(child)
+    shown = [str(span["suggested_replacement"]).strip() for span in spans if span["suggested_replacement"]]
+    others = len(shown) - 1
+    more = "" if not others else (f" or {others} other{'s' if others > 1 else ''}" if _alternatives(spans)
+                                  else f" and {others} more edit{'s' if others > 1 else ''}")
     return str(child.get("message") or "") + (f": `{shown[0]}`{more}" if shown else "")
 
 
@@ -151,21 +170,29 @@ def suggestions(messages: Iterable[dict[str, Any]], tree: str,
         rel, span = located
         for child in message.get("children") or []:
             spans = _suggested(child)
-            edits = []
-            for edit in spans:
-                where = _local(edit.get("file_name") or "", tree)
-                if where is None or edit.get("suggestion_applicability") not in _APPLICABLE:
-                    break
-                line, end = int(edit.get("line_start") or 1), int(edit.get("line_end") or 1)
-                edits.append((where, line, byte_column(line_of(where, line), int(edit.get("column_start") or 1)),
-                              end, byte_column(line_of(where, end), int(edit.get("column_end") or 1)),
-                              str(edit["suggested_replacement"])))
-            if spans and len(edits) == len(spans):
-                title = _one_line(_help_text(child))
-                suggestion = Suggestion(rel, int(span.get("line_start") or 1), (message.get("code") or {}).get("code"),
-                                        title, tuple(sorted(edits)))
-                found.setdefault((suggestion.file, suggestion.line, title, suggestion.edits), suggestion)
+            # choices (`use` one of these paths) each a fix of its own; the parts of one change, one fix
+            changes = [[one] for one in spans] if _alternatives(spans) else [spans] if spans else []
+            for change in changes:
+                edits = [_edit(part, tree, line_of) for part in change]
+                if all(edits):
+                    title = _one_line(_help_text({**child, "spans": change}))
+                    suggestion = Suggestion(rel, int(span.get("line_start") or 1),
+                                            (message.get("code") or {}).get("code"), title,
+                                            tuple(sorted(edit for edit in edits if edit is not None)))
+                    found.setdefault((suggestion.file, suggestion.line, title, suggestion.edits), suggestion)
     return list(found.values())
+
+
+def _edit(span: dict[str, Any], tree: str,
+          line_of: Callable[[str, int], str]) -> tuple[str, int, int, int, int, str] | None:
+    """A suggested span as an edit of a project file, at byte columns; None outside the project or when
+    rustc is not sure enough of it."""
+    where = _local(span.get("file_name") or "", tree)
+    if where is None or span.get("suggestion_applicability") not in _APPLICABLE:
+        return None
+    _, line, column, end, end_column = _range(span)
+    return (where, line, byte_column(line_of(where, line), column), end, byte_column(line_of(where, end), end_column),
+            str(span["suggested_replacement"]))
 
 
 __all__ = ["RELATED_CHARS", "RELATED_MAX", "Suggestion", "byte_column", "diagnostics", "suggestions"]

@@ -119,8 +119,8 @@ OPS: dict[str, Op[Any, Any]] = {op.name: op for op in (
        ImplementationsParams, LocationsResult, 20_000, navigation.implementations, _always, "always"),
     Op("rename", "rename a symbol everywhere: the edits, applied as overlays or to disk on request",
        RenameParams, RenameResult, 30_000, edits.rename, _answers_only, "without `apply`", _applies),
-    Op("fixes", "the analyzer's quick fixes and assists at a position or lines",
-       FixesParams, FixesResult, 20_000, edits.fixes, _always, "always"),
+    Op("fixes", "rustc's suggested fixes, the analyzer's quick fixes and assists at a position or lines",
+       FixesParams, FixesResult, 30_000, edits.fixes, _always, "always"),  # validate's budget: its compile check
     Op("apply_fix", "one of the fixes `fixes` answered: its edits, applied as overlays or to disk on request",
        ApplyFixParams, ApplyFixResult, 30_000, edits.apply_fix, _answers_only, "without `apply`", _applies),
     Op("shutdown", "stop the analyzer (LSP shutdown/exit) and end the relay",

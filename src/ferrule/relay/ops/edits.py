@@ -11,7 +11,6 @@ answer is kept) and applies that suggestion's edits.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import zlib
 from typing import Any
@@ -19,12 +18,13 @@ from typing import Any
 from ferrule.fastframe import LineIndex
 from ferrule.lsp import RequestTimeout, ResponseError
 from ferrule.lsp.positions import line_text
-from ferrule.project import BadRequest, ProjectFile
+from ferrule.project import BadRequest, OpTimeout, ProjectFile, WorkspaceUnloadable
 from ferrule.relay import edits
 from ferrule.relay.clashes import rename_clashes
 from ferrule.relay.compile.spans import Suggestion
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.ops.validate import (  # rustc's answer, a fix's diagnostic: validate's
+    compile_beside,
     start_compile,
     validate,
 )
@@ -80,16 +80,11 @@ async def fixes(ctx: OpContext, params: FixesParams) -> FixesResult:
     index = ctx.documents.index(file, None)
     ctx.documents.show_disk(ctx.client, file)
     start, end = _asked_range(params, index)
-    compiling = start_compile(ctx, file.rel) if params.compile else None
-    try:
+    async with compile_beside(ctx, file.rel, wanted=bool(params.compile)) as compiling:
         actions = await _code_actions(ctx, file, index, start, end)
         if params.code is not None:
             actions = await _for_code(ctx, file, actions, params.code, start, end)
         answer = None if compiling is None else await compiling
-    finally:
-        if compiling is not None and not compiling.done():  # nothing may keep running after the op answered
-            compiling.cancel()
-            await asyncio.gather(compiling, return_exceptions=True)
     found: list[Fix] = [] if answer is None else [
         {"id": f"rustc:{line}/{n}/{_checksum(s.title)}/{_checksum(file.rel)}", "title": s.title, "kind": "quickfix",
          "source": "rustc"}
@@ -153,9 +148,10 @@ async def _apply_rustc_fix(ctx: OpContext, file: ProjectFile, params: ApplyFixPa
     """rustc's suggestion `n` on `line`, from a check of the text as it is now (the same text's answer is
     kept, so no cargo runs again), as the analyzer's workspace edit would carry it."""
     answer = await start_compile(ctx, file.rel)
-    if answer.error is not None:
-        raise BadRequest(f"fix {params.id} needs rustc's answer, and the compile check could not run: "
-                         f"{answer.error['message']}", answer.error.get("recipe") or _FIX_RECIPE)
+    if answer.error is not None:  # what stops cargo is the machine's or the project's, not the request's
+        failed = OpTimeout if answer.error["kind"] == "timeout" else WorkspaceUnloadable
+        raise failed(f"fix {params.id} needs rustc's answer, and the compile check could not run "
+                     f"({answer.error['kind']}): {answer.error['message']}", answer.error.get("recipe"))
     chosen = [s for at, k, s in _rustc_fixes(answer.suggestions, file.rel, line, line, None) if k == n]
     if not chosen or _checksum(chosen[0].title) != checksum:
         raise BadRequest(f"fix {params.id} is no longer offered at {file.rel}:{line}", _FIX_RECIPE)

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from ferrule.conform import Enrichment
@@ -25,22 +27,30 @@ async def validate(ctx: OpContext, params: ValidateParams) -> ValidateResult:
     file = ctx.file(params)
     ctx.documents.require(file, params.content)  # before cargo starts: a missing file is refused at once
     rel = file.rel
-    compiling = start_compile(ctx, rel, params.content) if params.compile else None
-    try:
+    async with compile_beside(ctx, rel, params.content, wanted=bool(params.compile)) as compiling:
         result = await _analyzer_view(ctx, params)
         if compiling is not None:
             # the warnings so far say what the analyzer lacks (std, proc-macros)
             merged(result, await compiling, rel, analyzer_misled="warnings" in result)
-        blind_spot = unlinked_file(rel, result["diagnostics"])
-        if blind_spot is not None:  # the analyzer checked nothing here: no diagnostics is no verdict
-            result["degraded"] = True
-            result["warnings"] = [*result.get("warnings", []), blind_spot]
-    except BaseException:
-        if compiling is not None:  # stop cargo now: nothing may keep running after the op answered
+    blind_spot = unlinked_file(rel, result["diagnostics"])
+    if blind_spot is not None:  # the analyzer checked nothing here: no diagnostics is no verdict
+        result["degraded"] = True
+        result["warnings"] = [*result.get("warnings", []), blind_spot]
+    return ctx.mark(result)
+
+
+@contextlib.asynccontextmanager
+async def compile_beside(ctx: OpContext, rel: str, content: str | None = None, *,
+                         wanted: bool = True) -> AsyncIterator[asyncio.Future[CompileAnswer] | None]:
+    """rustc's answer (`start_compile`) while the op asks the analyzer; cargo is stopped if the op ends
+    without awaiting it. None when not `wanted`."""
+    compiling = start_compile(ctx, rel, content) if wanted else None
+    try:
+        yield compiling
+    finally:
+        if compiling is not None and not compiling.done():  # nothing may keep running after the op answered
             compiling.cancel()
             await asyncio.gather(compiling, return_exceptions=True)
-        raise
-    return ctx.mark(result)
 
 
 def start_compile(ctx: OpContext, rel: str, content: str | None = None) -> asyncio.Future[CompileAnswer]:
