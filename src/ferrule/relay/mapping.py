@@ -172,33 +172,26 @@ def receiver_is_option_or_result(items: list[dict[str, Any]], item: dict[str, An
 def hover_to_type(result: Any) -> TypeResult:
     if not result:
         return {"display": "", "documentation": ""}
-    display, documentation = split_hover(_known_notable_traits(hover_markdown(result.get("contents"))))
+    markdown = _without_a_functions_notable_traits(hover_markdown(result.get("contents")))
+    display, documentation = split_hover(markdown)
     return {"display": display, "documentation": documentation}
 
 
-# rust-analyzer's line of a hover's notable traits, each a code span: "Implements notable traits: `Read`, `Write`"
-_NOTABLE_TRAITS = re.compile(r"^Implements notable traits: ((?:`[^`\n]*`(?:, )?)+)(\r?)$", re.MULTILINE)
-_CODE_SPANS = re.compile(r"`[^`\n]*`")
+# rust-analyzer's line of a hover's notable traits: "Implements notable traits: `Read`, `Write`"
+_NOTABLE_TRAITS = re.compile(r"^Implements notable traits: .*?(\r?)$", re.MULTILINE)
 # a signature line declaring a function: `pub(crate) const unsafe extern "C" fn name`
 _FN_SIGNATURE = re.compile(r'^(?:pub(?:\([^)\n]*\))? )?(?:(?:default|const|async|unsafe|safe|extern(?: "[^"\n]*")?) )*fn ',
                            re.MULTILINE)
 
 
-def _known_notable_traits(markdown: str) -> str:
-    """rust-analyzer's "Implements notable traits" lines with only the traits it could name, and none
-    for a function. Of a function it asks its item type, which implements none of them: a generic one
-    comes out as "maybe" (`gen<T: Clone>(x: T) -> T` "implements" `Read` and `Write`, `Vec::push`
-    `Future<Output = <fn push<{unknown}, ...> as Future>::Output>`). A line left with none is left empty."""
-    if "Implements notable traits: " not in markdown:
-        return markdown
-    if _FN_SIGNATURE.search(markdown.split("\n---\n", 1)[0]):  # the signature, above the first rule
-        return _NOTABLE_TRAITS.sub(r"\2", markdown)
-    return _NOTABLE_TRAITS.sub(_named_traits, markdown) if "{unknown}" in markdown else markdown
-
-
-def _named_traits(line: re.Match[str]) -> str:
-    known = [name for name in _CODE_SPANS.findall(line.group(1)) if "{unknown}" not in name]
-    return ("Implements notable traits: " + ", ".join(known) if known else "") + line.group(2)
+def _without_a_functions_notable_traits(markdown: str) -> str:
+    """The hover without rust-analyzer's "Implements notable traits" line when it is of a function: it
+    asks them of the function's item type, which implements none, and a generic one answers "maybe"
+    (`gen<T: Clone>(x: T) -> T` "implements" `Read` and `Write`; `Vec::push`, `Future<Output = <fn
+    push<{unknown}, ...> as Future>::Output>`). A value's stay (`let f: File`: `Read`, `Write`)."""
+    if "Implements notable traits: " not in markdown or not _FN_SIGNATURE.search(markdown.split("\n---\n", 1)[0]):
+        return markdown  # the signature is above the first rule
+    return _NOTABLE_TRAITS.sub(r"\1", markdown)
 
 
 # Cargo's auto-discovered targets besides the library: each file here, or each folder's main.rs, is

@@ -130,10 +130,8 @@ def text(op: str, value: Any) -> str:
         lines += [_at(ref) for group in value["files"] for ref in group["references"]]
     elif op == "fixes":
         lines += [f"{fix['id']}  {fix['kind']}  {fix['title']}" for fix in value["fixes"]]
-        if value.get("compile_error"):
-            error = value["compile_error"]
-            lines.append(f"compile check not run ({error.get('kind')}), rustc's fixes are missing: {error.get('message')}"
-                         f"\n  to fix: {error.get('recipe')}")
+        if value.get("compile_error"):  # rustc's fixes are missing
+            lines.append(terminal.compile_not_run(value["compile_error"]))
     else:
         if value.get("title"):
             lines.append(value["title"])

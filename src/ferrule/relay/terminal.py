@@ -102,7 +102,7 @@ def _diagnostic_line(file: str, d: Mapping[str, Any], lines: Sequence[str] | Non
     where = f"{file}:{line}:{column(lines, line, d.get('character', 0))}"
     source = " (rustc)" if d.get("source") == "rustc" else ""
     unconfirmed = " (unconfirmed: rustc reports no error here)" if d.get("unconfirmed") else ""
-    related = "".join(f"\n    {line}" for line in d.get("related") or ())
+    related = "".join(f"\n    {said}" for said in d.get("related") or ())
     return f"{where}: {d.get('category', 'diagnostic')}{code}{source}: {d.get('message', '')}{unconfirmed}{related}"
 
 
@@ -156,12 +156,16 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
         summary += (f"; rustc built the project in {built} without it" if unlinked(value)
                     else f"; checked by rustc in {built}")
     elif value.get("compile_error"):
-        failed = value["compile_error"]
-        out.append(f"compile check not run ({failed.get('kind')}): {failed.get('message')}\n  to fix: {failed.get('recipe')}")
+        out.append(compile_not_run(value["compile_error"]))
     if value.get("degraded") and not value.get("warnings"):
         summary += " (degraded: diagnostics were pushed, not pulled)"
     out.append(f"{file}: {summary}")
     return "\n".join(_warnings(value) + out) + "\n"
+
+
+def compile_not_run(error: Mapping[str, Any]) -> str:
+    """Why the compile check did not run, and the fix: what rustc would have said is missing."""
+    return f"compile check not run ({error.get('kind')}): {error.get('message')}\n  to fix: {error.get('recipe')}"
 
 
 def scope(value: Mapping[str, Any]) -> str:
@@ -181,4 +185,4 @@ def scope(value: Mapping[str, Any]) -> str:
     return text + _table(rows)
 
 
-__all__ = ["column", "completions", "error", "error_count", "result", "scope", "type_text", "validation"]
+__all__ = ["column", "compile_not_run", "completions", "error", "error_count", "result", "scope", "type_text", "validation"]

@@ -51,10 +51,14 @@ def _copy(args: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     return {name: args[name] for name in names if args.get(name) is not None}
 
 
+def _compile(args: Mapping[str, Any]) -> bool:
+    """The tools' `compile`: rustc's word too unless switched off."""
+    return args.get("compile") is None or bool(args["compile"])
+
+
 def _validate_params(args: Mapping[str, Any]) -> dict[str, Any]:
     # the facts are always asked for: the structured result counts them by kind even when it leaves them out
-    compile_ = args.get("compile")
-    return {**_copy(args, ("file", "content")), "compile": True if compile_ is None else bool(compile_)}
+    return {**_copy(args, ("file", "content")), "compile": _compile(args)}
 
 
 def _validate_structured(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
@@ -126,7 +130,7 @@ def _rename_params(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _fixes_params(args: Mapping[str, Any]) -> dict[str, Any]:
-    params = {**_copy(args, ("file", "code", "max")), "compile": args.get("compile") is not False}
+    params = {**_copy(args, ("file", "code", "max")), "compile": _compile(args)}
     if args.get("character") is not None:
         if args.get("end_line") is not None:
             raise ArgumentError("pass 'character' for a position, or 'end_line' for a range of lines, not both")

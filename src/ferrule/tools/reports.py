@@ -115,11 +115,12 @@ def _compile_seconds(result: Mapping[str, Any]) -> str:
 
 
 def _compile_failure_lines(result: Mapping[str, Any]) -> list[str]:
-    """Why the compile check did not run, and the fix."""
+    """Why the compile check did not run (after how long, when the answer says), and the fix."""
     error = result.get("compile_error")
     if not error:
         return []
-    return [f"compile check: not run ({error.get('kind')}, {_compile_seconds(result)}): {error.get('message', '')}",
+    spent = f", {_compile_seconds(result)}" if "compile_ms" in result else ""
+    return [f"compile check: not run ({error.get('kind')}{spent}): {error.get('message', '')}",
             f"  fix: {error.get('recipe', '')}"]
 
 
@@ -530,9 +531,7 @@ def render_edits(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
 def render_fixes(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     fixes = result.get("fixes") or []
     code = f" for {args['code']}" if args.get("code") else ""
-    error = result.get("compile_error")
-    missing = ([f"compile check: not run ({error.get('kind')}): {error.get('message', '')}; rustc's fixes are "
-                f"missing", f"  fix: {error.get('recipe', '')}"] if error else [])
+    missing = _compile_failure_lines(result)  # rustc's fixes are missing: why, and the fix
     if not fixes:
         return "\n".join([f"{_where(args)}: no fixes{code}", *missing])
     lines = [f"{_where(args)}: {_plural(len(fixes), 'fix')}{code} (apply one with rust_apply_fix and its id)"]
