@@ -145,7 +145,7 @@ def test_tools_call_grammar_errors(server):
         (None, "missing required argument 'text'"),  # no `arguments` at all
         ({"text": 5}, "argument 'text': expected string, got integer"),
         ({"text": None}, "argument 'text': expected string, got null"),
-        ({"text": "x", "loud": True}, "unexpected argument 'loud'"),
+        ({"text": "x", "loud": True}, "unexpected argument 'loud'; takes text"),  # the names it takes
     ],
 )
 def test_arguments_that_break_the_schema_are_an_error_result_naming_the_argument(server, arguments, needle):

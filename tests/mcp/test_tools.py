@@ -145,6 +145,23 @@ def test_kwargs_allow_extra_arguments():
     assert compile_arguments(schema)({"a": "x", "b": 1}) is None
 
 
+def test_an_unexpected_argument_names_what_the_object_takes_at_its_own_level():
+    check = compile_arguments({
+        "type": "object",
+        "properties": {"file": {"type": "string"}, "at": {
+            "type": "object", "properties": {"line": {"type": "integer"}}, "additionalProperties": False}},
+        "additionalProperties": False,
+    })
+    assert check({"file": "a.rs", "column": 3}) == "unexpected argument 'column'; takes file, at"
+    assert check({"at": {"column": 3}}) == "argument 'at': unexpected argument 'column'; takes line"
+    many = {f"p{n}": {"type": "string"} for n in range(25)}
+    check_many = compile_arguments({"type": "object", "properties": many, "additionalProperties": False})
+    reason = check_many({"q": "x"})
+    assert reason.endswith("p18, p19 and 5 more")
+    assert compile_arguments({"type": "object", "additionalProperties": False})({"a": 1}) == \
+        "unexpected argument 'a'; takes no arguments"
+
+
 def test_return_values_become_outputs():
     @tool
     def give(kind: str) -> Any:

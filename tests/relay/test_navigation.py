@@ -336,6 +336,22 @@ def test_implementations_made_by_a_derive_name_their_trait(tmp_path, analyzer):
     assert "src/orders/pricing.rs:8:16  (#[derive(PartialEq)])" in report
 
 
+def test_the_implementations_of_a_std_trait_list_the_projects_first(tmp_path, analyzer):
+    """std implements `Iterator` hundreds of times; the project's one impl opens the answer, not
+    beyond the cap (the libraries' paths sort before `src/` on some machines and after it on others)."""
+    crate = _crate(tmp_path, "count", (
+        "pub struct Count(pub u8);\n"
+        "impl Iterator for Count {\n"
+        "    type Item = u8;\n"
+        "    fn next(&mut self) -> Option<u8> { self.0 = self.0.checked_sub(1)?; Some(self.0) }\n"
+        "}\n"))
+    with live_session(crate) as live:
+        found = live.call("implementations", {"symbol": "Iterator", "max": 2})
+    first, second = found["locations"]
+    assert (first["file"], first["line"], first["read_only"]) == ("src/lib.rs", 2, False)
+    assert second["read_only"] is True and found["more"] > 100
+
+
 def test_a_path_several_items_match_names_the_one_code_means_by_it(tmp_path, analyzer):
     """`Meter::value` in code is the inherent method, not the trait's (Rust's own rule); two `Thing`s
     in two modules, neither in scope at the crate root, stay ambiguous."""

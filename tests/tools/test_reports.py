@@ -189,8 +189,10 @@ def test_the_validate_report_counts_facts_by_kind_and_does_not_list_them():
 def test_counts_of_fixes_read_as_english():
     fixes = [{"id": f"12:4-12:9/{n}/ab", "kind": "quickfix", "title": f"fix {n}"} for n in range(3)]
     text = reports.render_fixes({"fixes": fixes, "more": 2}, {"file": "src/a.rs", "line": 12})
-    assert text.splitlines()[0] == "src/a.rs 12:0: 3 fixes (apply one with rust_apply_fix and its id)"
+    assert text.splitlines()[0] == "src/a.rs line 12: 3 fixes (apply one with rust_apply_fix and its id)"
     assert text.splitlines()[-1] == "... and 2 fixes more (raise `max` to see them)"
+    lines = reports.render_fixes({"fixes": []}, {"file": "src/a.rs", "line": 12, "end_line": 14})
+    assert lines == "src/a.rs lines 12-14: no fixes"  # a range is not a column
 
 
 def test_an_impl_in_an_outline_is_named_once():

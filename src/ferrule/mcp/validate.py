@@ -150,6 +150,7 @@ class _Compiler:
         extra_check = None if extra is False else self.compile(extra)
         # Properties that only constrain the type are settled by one `type(item) in kinds` test.
         plain = {name: kinds for name, sub in props.items() if (kinds := _plain_kinds(sub)) is not None}
+        taken = _taken(props)
 
         def check_object(value: Any) -> str | None:
             if type(value) is not dict:
@@ -163,7 +164,7 @@ class _Compiler:
                     continue
                 check = checks.get(name, extra_check)
                 if check is None:
-                    return f"unexpected argument {name!r}"
+                    return f"unexpected argument {name!r}; {taken}"
                 reason = check(item)
                 if reason is not None:
                     if reason is not INTEGRAL:
@@ -234,6 +235,18 @@ def _either(reasons: list[Any]) -> str:
     if len(got) == 1:
         return f"expected {' or '.join(dict.fromkeys(wanted))}, got {got.pop()}"
     return "matches none of the allowed shapes: " + "; ".join(dict.fromkeys(reasons))
+
+
+_TAKEN_SHOWN = 20  # the names an unexpected argument's reason lists: a caller who guessed one sees the right one
+
+
+def _taken(props: dict[str, Any]) -> str:
+    """What an object takes, for the caller who sent a name it does not: 'takes file, line, character'."""
+    if not props:
+        return "takes no arguments"
+    names = list(props)
+    more = f" and {len(names) - _TAKEN_SHOWN} more" if len(names) > _TAKEN_SHOWN else ""
+    return "takes " + ", ".join(names[:_TAKEN_SHOWN]) + more
 
 
 def _name(name: str, reason: str) -> str:

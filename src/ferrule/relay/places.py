@@ -36,6 +36,17 @@ class Places:
             known = self._files[uri] = self._resolve(uri)
         return known
 
+    def in_project(self, uri: str) -> bool:
+        """Whether a URI names a project file (through the sandbox), without reading it: answers list
+        the project's places first, since they are what an agent edits."""
+        known = self._files.get(uri)
+        if known is not None:
+            return not known[1]
+        try:
+            return texts.project_file(self.ctx.root, str(uri_to_path(uri))) is not None
+        except ValueError:
+            return False
+
     def _resolve(self, uri: str) -> tuple[str, bool, LineIndex | None, ProjectFile | None]:
         try:
             path = str(uri_to_path(uri))

@@ -40,7 +40,11 @@ def _where(args: Mapping[str, Any]) -> str:
     file = args.get("file", "?")
     if args.get("line") is None:
         return file
-    return f"{file} {args['line']}:{args.get('character', 0)}"
+    if args.get("character") is None:  # a whole line, or lines (fixes)
+        end = args.get("end_line")
+        return f"{file} lines {args['line']}-{end}" if end is not None and end != args["line"] else \
+            f"{file} line {args['line']}"
+    return f"{file} {args['line']}:{args['character']}"
 
 
 def _columns(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:

@@ -160,8 +160,10 @@ async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsP
         found = [(place.uri, place.found)]  # a name in a macro's body, where the analyzer answers nothing
     elif not found and params.symbol is not None:  # the same: asked where code names it
         found = await locations_as_written(ctx, place.path(params.symbol), method)
-    # in file order, not the analyzer's, which differs from one run to the next
-    found.sort(key=lambda f: (f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
+    # the project's places first (a trait's implementations in std would hide the project's), then in
+    # file order, not the analyzer's, which differs from one run to the next
+    ours = {uri: places.in_project(uri) for uri in {uri for uri, _ in found}}
+    found.sort(key=lambda f: (not ours[f[0]], f[0], f[1]["start"]["line"], f[1]["start"]["character"]))
     located = [places.location(uri, lsp_range) for uri, lsp_range in found[:limit]]
     if annotate is not None:
         for location, (uri, _) in zip(located, found, strict=False):
