@@ -36,6 +36,9 @@ LITERAL_NAMES = [
     "...", "src/.../secret.rs", "~/../outside/secret.rs", "file:///etc/passwd", "a" * 5000, "a/" * 3000 + "x",
 ]
 LONG_NAMES = LITERAL_NAMES[-2:]
+# The relay's wire takes root-relative names only; the tools also take an agent's absolute name of a
+# file inside the root, as that file (and check it as such: the links among ESCAPES stay refused).
+INSIDE_ABSOLUTE = "{root}/src/lib.rs"
 POSITION = {"line": 1, "character": 0}
 BRINGS_TEXT = {"validate+content", "update", "update-null", "rust_validate+content", "rust_update", "rust_update-null"}
 
@@ -127,8 +130,9 @@ def mcp(world, analyzer, tmp_path_factory):
 def test_every_mcp_tool_refuses_every_escape(world, mcp):
     watch = AccessWatch(world["outside"])
     wrong, refused = [], 0
+    escapes = [path for path in ESCAPES if path != INSIDE_ABSOLUTE]
     for tool, build in MCP_TOOLS.items():
-        for path in ESCAPES + LITERAL_NAMES:
+        for path in escapes + LITERAL_NAMES:
             if tool == "rust_check" and path in LONG_NAMES:
                 continue  # a pending fix: test_rust_check_refuses_an_over_long_path
             result = mcp.tool(tool.split("+")[0].split("-")[0], build(expand(path, world)))
@@ -138,10 +142,19 @@ def test_every_mcp_tool_refuses_every_escape(world, mcp):
             elif not (path in LITERAL_NAMES and tool in BRINGS_TEXT and not result["isError"]):
                 wrong.append((tool, path[:40], str(result)[:300]))
     assert not wrong, wrong
-    assert refused >= len(MCP_TOOLS) * len(ESCAPES)
+    assert refused >= len(MCP_TOOLS) * len(escapes)
     assert watch.drain() == [], "something opened or read a file outside the project"
     watch.close()
     assert all(world["token"] not in line.decode(errors="replace") for line in mcp.raw)
+
+
+def test_the_tools_take_an_absolute_name_of_a_project_file_as_that_file(world, mcp):
+    absolute = expand(INSIDE_ABSOLUTE, world)
+    by_name = mcp.tool("rust_type", {"file": absolute, "line": 1, "character": 7})
+    assert by_name == mcp.tool("rust_type", {"file": "src/lib.rs", "line": 1, "character": 7})
+    assert by_name["isError"] is False and by_name["content"][0]["text"].startswith("src/lib.rs 1:7:")
+    checked = mcp.tool("rust_check", {"paths": [absolute]})
+    assert "over src/lib.rs" in checked["content"][0]["text"], checked
 
 
 def test_the_policy_gate_does_not_follow_a_symlink_out_of_the_root(world, mcp):

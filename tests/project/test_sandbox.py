@@ -43,6 +43,23 @@ def test_escapes_and_malformed_paths_are_protocol_errors(project, bad):
     assert caught.value.recipe
 
 
+def test_an_absolute_name_inside_the_root_is_taken_as_its_relative_name_and_checked_again(project):
+    """Agents name files absolutely; the relative name they become still goes through the checks."""
+    root = ProjectRoot(project)
+    assert root.name_of(str(project / "src" / "lib.rs")) == "src/lib.rs"
+    assert root.name_of(str(project / "src" / ".." / "src" / "lib.rs")) == "src/lib.rs"
+    assert root.name_of("src/lib.rs") == "src/lib.rs"  # relative: as given, for `file` to judge
+    with pytest.raises(BadRequest, match="outside the project root"):
+        root.name_of(str(project.parent / "secret.rs"))
+    with pytest.raises(BadRequest, match="names the project root"):
+        root.name_of(str(project))
+    os.symlink(project.parent / "secret.rs", project / "src" / "leak.rs")  # inside by name, outside in fact
+    with pytest.raises(BadRequest, match="outside the project root"):
+        root.file(root.name_of(str(project / "src" / "leak.rs")))
+    os.symlink(project, project.parent / "link")  # the root reached through a link
+    assert root.name_of(str(project.parent / "link" / "src" / "lib.rs")) == "src/lib.rs"
+
+
 def test_non_string_path_is_refused(project):
     with pytest.raises(BadRequest):
         ProjectRoot(project).file(42)

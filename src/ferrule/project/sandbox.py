@@ -103,6 +103,23 @@ class ProjectRoot:
         text = os.fspath(absolute)
         return text == str(self.path) or text.startswith(self._prefix)
 
+    def name_of(self, given: str) -> str:
+        """A name an agent gave, as the root-relative name the checks take: an absolute path inside the
+        root made relative (agents' own tools name files absolutely); a relative one as it is. An
+        absolute path outside the root is a BadRequest naming the root."""
+        if not isinstance(given, str) or not os.path.isabs(given) or "\x00" in given:
+            return given  # for `file` to refuse with its own reason
+        # By name first: a path under the root needs no look at the disk (`file` checks its links);
+        # the disk's answer (a root reached through a link) only for one that is not.
+        named = os.path.normpath(given)
+        rel = named[len(self._prefix):] if named.startswith(self._prefix) else self.relative(given)
+        if rel:
+            return rel.replace(os.sep, "/")
+        if named == str(self.path) or os.path.realpath(given) == str(self.path):
+            raise BadRequest(f"path {given!r} names the project root, not a file", _RECIPE)
+        raise BadRequest(f"path {given!r} is outside the project root {str(self.path)!r}",
+                         "name a file of the project, relative to its root (e.g. `src/lib.rs`) or absolute")
+
     def relative(self, absolute: str | os.PathLike[str]) -> str | None:
         """The root-relative name of an absolute path inside the root, else None."""
         text = os.path.realpath(os.fspath(absolute))

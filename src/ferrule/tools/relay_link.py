@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ferrule.project import FerruleError, OracleCrashed
+from ferrule.project import FerruleError, OracleCrashed, ProjectRoot
 from ferrule.relay.analyzer import COOL_DOWN_S, CoolingDown
 
 PROGRESS_INTERVAL_S = 0.25  # at most four notes a second within one indexing phase
@@ -79,6 +79,7 @@ class SharedRelay:
         """`cool_down`: the waits, in seconds, before an analyzer that died 2, 3, ... times in a row
         is started again (the last one repeats)."""
         self.root = Path(root)
+        self._project = ProjectRoot(root)
         self.analyzer = analyzer
         self._factory = session_factory or functools.partial(_sync_session, cool_down=cool_down)
         self._session: RelayCaller | None = None
@@ -94,6 +95,11 @@ class SharedRelay:
         self.started_at: float | None = None
         self.init_result: Mapping[str, Any] | None = None  # {ra_version, position_encoding, ...}
         self.crashes = 0
+
+    def project_name(self, file: str) -> str:
+        """`file` as the relay names it (`ProjectRoot.name_of`): an absolute path inside the project
+        made root-relative; BadRequest for one outside it."""
+        return self._project.name_of(file)
 
     @property
     def started(self) -> bool:

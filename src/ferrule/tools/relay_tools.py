@@ -203,9 +203,13 @@ class RelayTool:
 
     def run(self, args: dict[str, Any]) -> ToolOutput:
         try:
+            if type(file := args.get("file")) is str and file != (named := self.relay.project_name(file)):
+                args = {**args, "file": named}
             params = self._build_params(args)
         except ArgumentError as wrong:
             return argument_error(self.name, self._descriptor["inputSchema"], str(wrong))
+        except BadRequest as refused:
+            return error_output(for_tools(refused, self.name, self._descriptor["inputSchema"]), tool=self.name)
         outcome = self.relay.call(self.op, params, progress=bound_progress())
         if outcome.error is not None:
             record = for_tools(outcome.error, self.name, self._descriptor["inputSchema"])
