@@ -79,6 +79,15 @@ def test_a_path_dependency_is_seen_across_members(session, workspace):
     assert "warnings" not in result
 
 
+@pytest.mark.parametrize(("symbol", "line"), [
+    ("shapes::Point", 14), ("shapes::area::area", 5), ("area::area", 5), ("shapes::Point::x", 15)])
+def test_a_members_item_is_found_by_the_path_code_names_it_with(session, symbol, line):
+    """`use shapes::area::area;` in the app: the member's crate name leads the path, its modules from
+    the member's own `src/`, not the workspace root's."""
+    [found] = session.call("definition", {"symbol": symbol})["locations"]
+    assert (found["file"].split("/")[0], found["line"]) == ("shapes", line), found
+
+
 def test_type_inside_code_cfg_switches_off_says_why(session, workspace):
     text = (workspace / LIB).read_text(encoding="utf-8")
     result = session.call("type", {"file": LIB, "position": position_of(text, "dx.abs()")})

@@ -179,7 +179,7 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
             # only when the answer touches the search's document: at the crate root the name may mean
             # another item (std's `Vec` beside a macro's), and then the path from the crate names it
             within = location["uri"]
-            from_crate = _from_crate(places, within, segments)
+            from_crate = await _from_crate(ctx, places, within, segments)
             written = (await _as_written(ctx, places, segments, within=within)
                        or (from_crate and await _as_written(ctx, places, from_crate, within=within)))
             if written:
@@ -240,11 +240,11 @@ async def _as_written(ctx: OpContext, places: Places, segments: list[str], withi
     return Target.of(at, lsp_range, segments)
 
 
-def _from_crate(places: Places, uri: str, segments: list[str]) -> list[str] | None:
+async def _from_crate(ctx: OpContext, places: Places, uri: str, segments: list[str]) -> list[str] | None:
     """`segments` led by the module path of the project file at `uri` (`crate::gen::Vec`); None for a
     library's file or a crate root's, where the path alone already starts from the crate."""
     shown, read_only, _, _ = places.file(uri)
-    module = None if read_only else mapping.module_path(shown)
+    module = None if read_only else (await ctx.packages.placement(shown)).cell
     return [*module.split("::"), *segments] if module and module != "crate" else None
 
 
@@ -344,8 +344,8 @@ async def _path_of(ctx: OpContext, places: Places, symbol: dict[str, Any], quali
         folder, _, inner = shown.partition("/")  # a library file is shown from its crate's folder
         module = mapping.module_path(inner) if folder and inner else None
         segments = [_crate_name(folder), *module.split("::")[1:]] if module else []
-    else:
-        module = mapping.module_path(shown)
+    else:  # in its own package: a workspace member's `crates/core/src/a.rs` is `crate::a` of its crate
+        module = (await ctx.packages.placement(shown)).cell
         segments = module.split("::")[1:] if module else []
         if module and qualifiers and qualifiers[0] not in segments:
             crate = await ctx.packages.crate_name(shown)
