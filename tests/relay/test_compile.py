@@ -90,6 +90,16 @@ def test_rustc_says_where_and_why_beside_its_error(session):
                                                f"line {line_of['let _ = first']}: immutable borrow later used here"]
 
 
+def test_a_call_with_a_missing_argument_is_one_error_whose_note_names_the_functions_line(session):
+    """rustc's E0061 and the analyzer's E0107 are one error; rustc's "function defined here" says where."""
+    content = LIB_HEAD + "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\npub fn call() -> i32 {\n    add(1)\n}\n"
+    result = validate(session, "src/lib.rs", content)
+    called = position_of(content, "add(1)")["line"]
+    assert [(d["code"], d["source"]) for d in result["diagnostics"] if d["line"] == called] == [("E0061", "rustc")]
+    [error] = [d for d in result["diagnostics"] if d["code"] == "E0061"]
+    assert f"note: function defined here: line {position_of(content, 'pub fn add')['line']}" in error["related"], error
+
+
 def test_rustcs_suggested_fix_is_offered_first_and_applies(session):
     """rust-analyzer offers no fix for a use after a move; rustc suggests cloning the value."""
     content = LIB_HEAD + "pub fn f() -> usize {\n    let v = vec![1];\n    let w = v;\n    v.len() + w.len()\n}\n"

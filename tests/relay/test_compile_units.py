@@ -94,14 +94,20 @@ def test_rustcs_other_places_notes_and_help_come_with_its_diagnostic(tmp_path):
                       [_child("help", "consider introducing a named lifetime parameter",
                               *(_suggesting("src/more.rs", 9, column, column, text, "MaybeIncorrect")
                                 for column, text in ((15, "<'a>"), (20, "'a "), (29, "'a "), (38, "'a "))))])
+    arguments = _rustc("error", "E0061", [_span("src/more.rs", 22, primary=True)],
+                       [_child("note", "function defined here", _span("src/more.rs", 17)),
+                        _child("note", "method defined here", _span("src/lib.rs", 4)),
+                        _child("note", "required by a bound in `f`", _span("/rustc/library/core/src/fmt.rs", 9))])
     chatty = _rustc("error", "E0277", [_span("src/more.rs", 18, primary=True)],
                     [_child("note", "x" * 500)] + [_child("help", f"help {n}") for n in range(6)])
-    found = diagnostics([moved, unused, lifetime, chatty], tree, lambda rel, line: "")
+    found = diagnostics([moved, unused, lifetime, arguments, chatty], tree, lambda rel, line: "")
     assert [d.get("related") for d in found] == [
         ["line 25: value moved here", "src/lib.rs line 3: defined here",
          "note: move occurs because `frame.body` has type `Vec<u8>`, which does not implement the `Copy` trait"],
         ["help: if this is intentional, prefix it with an underscore: `_again`"],
         ["help: consider introducing a named lifetime parameter: `<'a>` and 3 more edits"],
+        ["note: function defined here: line 17", "note: method defined here: src/lib.rs line 4",
+         "note: required by a bound in `f`"],  # a place outside the project is not named
         ["note: " + "x" * (RELATED_CHARS - 7) + "…", "help: help 0", "help: help 1", "help: help 2"],
     ]
     assert all(len(line) <= RELATED_CHARS for d in found for line in d["related"])

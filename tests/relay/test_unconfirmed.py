@@ -28,6 +28,14 @@ def test_an_error_rustc_reports_on_the_same_line_under_another_code_is_confirmed
         (9, "E0599", "rust-analyzer", True)]
 
 
+def test_an_error_the_analyzer_names_by_another_code_than_rustc_is_kept_once_as_rustcs():
+    """`add(1)` for `fn add(a, b)`: rustc's E0061, the analyzer's E0107, one error, counted once."""
+    result = {"diagnostics": [_analyzer(22, "E0107"), _analyzer(30, "E0107")]}
+    merged(result, CompileAnswer([_rustc(22, "E0061"), _rustc(30, "E0107")], ms=5), "src/lib.rs",
+           analyzer_misled=False)
+    assert _verdicts(result) == [(22, "E0061", "rustc", False), (30, "E0107", "rustc", False)]
+
+
 def test_after_a_syntax_error_rustcs_silence_judges_nothing():
     for syntax_error in (_rustc(4, None), _rustc(4, "E0765"), {**_rustc(2, None), "file": "src/other.rs"}):
         result = {"diagnostics": [_analyzer(4, "syntax-error"), _analyzer(9, "E0308")]}

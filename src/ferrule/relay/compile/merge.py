@@ -15,6 +15,10 @@ ELSEWHERE_CAP = 50
 # rustc's lexer errors (unterminated literals and comments); its parser's errors carry no code
 LEXER_CODES = frozenset({"E0748", "E0758", "E0762", "E0763", "E0765", "E0766"})
 NO_COMPILE_ENV = "FERRULE_NO_COMPILE"
+# rust-analyzer's code for an error rustc reports under another: a call with the wrong number of
+# arguments is rustc's E0061 (E0060 for a variadic one, E0050 for a trait method's definition), the
+# analyzer's E0107 (rustc's own E0107 is about generic arguments)
+_RUSTC_CODES: dict[str | None, tuple[str | None, ...]] = {"E0107": ("E0107", "E0061", "E0060", "E0050")}
 
 
 def compile_disabled(project_allows: bool) -> ErrorRecord | None:
@@ -35,7 +39,8 @@ def _local(diagnostic: ElsewhereDiagnostic) -> Diagnostic:
 def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_misled: bool) -> None:
     """Add rustc's answer to `result` (whose diagnostics are the analyzer's for `rel`).
 
-    An error both report (same code, same line) is kept once, as rustc's. When the analyzer is misled
+    An error both report (same line, same code: rustc's, or the analyzer's name for it) is kept once,
+    as rustc's. When the analyzer is misled
     (std not loaded, proc-macros not expanded) its errors are artefacts of what it lacks: rustc, which
     has it, stands for them. rustc is the
     judge: an analyzer error on a line where rustc reports none is marked `unconfirmed` and goes after
@@ -50,7 +55,8 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_
     own = [_local(d) for d in answer.diagnostics if d["file"] == rel]
     confirmed = {(d["code"], d["line"]) for d in own}
     analyzer = [d for d in result["diagnostics"]
-                if (d["code"], d["line"]) not in confirmed and not (analyzer_misled and d["category"] == "error")]
+                if not any((code, d["line"]) in confirmed for code in _RUSTC_CODES.get(d["code"], (d["code"],)))
+                and not (analyzer_misled and d["category"] == "error")]
     judged = {d["line"] for d in own if d["category"] == "error"}
     if not stopped_at_syntax(answer.diagnostics):
         for d in analyzer:

@@ -104,20 +104,31 @@ def _help_text(child: dict[str, Any]) -> str:
 
 def _related(message: dict[str, Any], rel: str, tree: str) -> list[str]:
     """What rustc says beside its headline, one line each: the other places it labels ("line 25: value
-    moved here"), then its notes and help, a help's suggested text after it. The first RELATED_MAX."""
+    moved here"), then its notes and help, a help's suggested text after it, and a note's place in the
+    project when it points at one ("note: function defined here: line 17"). The first RELATED_MAX."""
     lines = []
     for span in message.get("spans") or []:
         label = span.get("label")
-        where = None if span.get("is_primary") or not label else _local(span.get("file_name") or "", tree)
-        if where is not None:
-            place = f"line {span.get('line_start')}" if where == rel else f"{where} line {span.get('line_start')}"
+        place = None if span.get("is_primary") or not label else _place(span, rel, tree)
+        if place is not None:
             lines.append(f"{place}: {label}")
     for child in message.get("children") or []:
         level, text = child.get("level"), child.get("message") or ""
         if level not in ("note", "help") or not text or _LINT_LEVEL_NOTE.search(text):
             continue
-        lines.append(f"{level}: {_help_text(child)}")
+        spans = child.get("spans") or []
+        pointed = None if _suggested(child) else next(
+            (place for span in spans if (place := _place(span, rel, tree)) is not None), None)
+        lines.append(f"{level}: {_help_text(child)}" + (f": {pointed}" if pointed else ""))
     return [_one_line(line) for line in lines[:RELATED_MAX]]
+
+
+def _place(span: dict[str, Any], rel: str, tree: str) -> str | None:
+    """`line 25` of the diagnostic's own file, `src/b.rs line 3` of another project file; None outside."""
+    where = _local(span.get("file_name") or "", tree)
+    if where is None:
+        return None
+    return f"line {span.get('line_start')}" if where == rel else f"{where} line {span.get('line_start')}"
 
 
 def diagnostics(messages: Iterable[dict[str, Any]], tree: str,
