@@ -182,3 +182,10 @@ def test_a_completions_name_is_the_name_code_writes(label, filter_text, name):
 ])
 def test_member_access_before_a_completion_point(line, column, expected):
     assert mapping.after_member_access(line, column) is expected
+
+
+def test_a_generic_items_parameters_it_was_not_given_read_as_rusts_underscore():
+    assert mapping.type_text({"detail": "Vec<{unknown}, {unknown}>"}) == "Vec<_, _>"
+    assert mapping.type_text({"detail": "fn(&mut self) -> Option<{unknown}>"}) == "fn(&mut self) -> Option<_>"
+    assert mapping.type_text({"detail": "SmallVec<[Token; 8]>"}) == "SmallVec<[Token; 8]>"
+    assert mapping.type_text({}) == ""

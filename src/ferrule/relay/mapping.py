@@ -65,6 +65,13 @@ def completion_items(result: Any) -> list[dict[str, Any]]:
 _RUST_NAME = re.compile(r"(?:r#)?[^\W\d]\w*!?|'[^\W\d]\w*")
 
 
+def type_text(item: dict[str, Any]) -> str:
+    """A completion item's type or signature. rust-analyzer writes a generic item's parameters it was
+    not given as `{unknown}` (`Vec<{unknown}, {unknown}>` for `Vec` in scope): Rust's `_` says the same
+    in the language an agent reads (`Vec<_, _>`)."""
+    return (item.get("detail") or "").replace("{unknown}", "_")
+
+
 def item_name(item: dict[str, Any]) -> str:
     """The name a completion item stands for, as code writes it; it may be one the analyzer made for
     itself (`<ra@gennew>16`: `symbol_name` drops those).

@@ -93,7 +93,7 @@ async def complete(ctx: OpContext, params: CompleteParams) -> CompleteResult:
                 unsafe[at] = await _panics_on_option_or_result(ctx, items, item)
     kinds = mapping.COMPLETION_KIND
     entries: list[Entry] = [{"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
-                             "type_text": item.get("detail") or "", "unsafe": flagged}
+                             "type_text": mapping.type_text(item), "unsafe": flagged}
                             for (name, item), flagged in zip(best, unsafe, strict=True)]
     result: CompleteResult = {"entries": entries}
     return ctx.caveated(result, ctx.analyzer.warnings())
@@ -142,7 +142,7 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
             continue
         seen.add(key)
         group = 0 if kind == mapping.VARIABLE or name in own else 1 if name in imported else 2
-        symbol: Symbol = {"name": name, "kind": kinds.get(kind or 1, "text"), "type_text": item.get("detail") or ""}
+        symbol: Symbol = {"name": name, "kind": kinds.get(kind or 1, "text"), "type_text": mapping.type_text(item)}
         ranked.append((group, item.get("sortText") or "", name, symbol))
     ranked.sort(key=lambda entry: entry[:3])
     limit = SCOPE_MAX_DEFAULT if params.max is None else params.max
