@@ -43,6 +43,18 @@ def test_a_functions_notable_traits_are_left_out_none_is_its_own():
         assert hover_of(qualified)["documentation"] == "", head
 
 
+def test_a_generic_types_notable_traits_are_left_out_a_plain_ones_stay():
+    """rust-analyzer 1.96 on `pub struct Buf<const M: usize>`: everything a blanket impl could give."""
+    generic = ("```rust\ncst\n```\n\n```rust\npub struct Buf<const M: usize> {\n    pub data: [u8; M],\n}\n```\n\n"
+               "---\n\nImplements notable traits: `Future<Output = <Buf<_> as Future>::Output>`, `Read`, `Write`")
+    assert hover_of(generic)["documentation"] == ""
+    for head in ("pub(crate) enum Either<L, R>", "union U<T>", "type Alias<T>"):
+        assert hover_of(generic.replace("pub struct Buf<const M: usize>", head))["documentation"] == "", head
+    plain = generic.replace("pub struct Buf<const M: usize>", "pub struct Reader").replace(
+        "`Future<Output = <Buf<_> as Future>::Output>`, ", "")
+    assert hover_of(plain)["documentation"] == "Implements notable traits: Read, Write"
+
+
 def test_notable_traits_of_a_value_stay():
     file = "```rust\nlet f: File\n```\n\n---\n\nImplements notable traits: `Read`, `Write`"
     assert hover_of(file)["documentation"] == "Implements notable traits: Read, Write"

@@ -352,6 +352,23 @@ def test_the_implementations_of_a_std_trait_list_the_projects_first(tmp_path, an
     assert second["read_only"] is True and found["more"] > 100
 
 
+def test_a_functions_const_arguments_are_answered_as_written(tmp_path, analyzer):
+    """rust-analyzer 1.96 writes `-> [u8; {const}]` and `Buf<<expr>>`; the source says 32 and 16."""
+    crate = _crate(tmp_path, "consts", (
+        "pub struct Buf<const M: usize> { pub data: [u8; M] }\n"
+        "pub fn digest(input: &[u8]) -> [u8; 32] { let _ = input; [0; 32] }\n"
+        "pub fn make() -> Buf<16> { Buf { data: [0; 16] } }\n"
+        "pub fn use_them() -> usize { digest(b\"x\").len() + make().data.len() }\n"))
+    with live_session(crate) as live:
+        by_name = live.call("type", {"symbol": "digest"})["display"]
+        at_call = live.call("type", {"file": "src/lib.rs", "position": {"line": 4, "character": 30}})["display"]
+        made = live.call("type", {"symbol": "make"})["display"]
+        declared = live.call("type", {"symbol": "Buf"})
+    assert by_name == at_call == "pub fn digest(input: &[u8]) -> [u8; 32]"
+    assert made == "pub fn make() -> Buf<16>"
+    assert "notable traits" not in declared["documentation"], declared  # it "implemented" Read and Write
+
+
 def test_a_path_several_items_match_names_the_one_code_means_by_it(tmp_path, analyzer):
     """`Meter::value` in code is the inherent method, not the trait's (Rust's own rule); two `Thing`s
     in two modules, neither in scope at the crate root, stay ambiguous."""

@@ -179,7 +179,7 @@ def receiver_is_option_or_result(items: list[dict[str, Any]], item: dict[str, An
 def hover_to_type(result: Any) -> TypeResult:
     if not result:
         return {"display": "", "documentation": ""}
-    markdown = _without_a_functions_notable_traits(hover_markdown(result.get("contents")))
+    markdown = _without_an_items_notable_traits(hover_markdown(result.get("contents")))
     display, documentation = split_hover(markdown)
     return {"display": display, "documentation": documentation}
 
@@ -187,15 +187,16 @@ def hover_to_type(result: Any) -> TypeResult:
 # rust-analyzer's line of a hover's notable traits: "Implements notable traits: `Read`, `Write`"
 _NOTABLE_TRAITS = re.compile(r"^Implements notable traits: .*?(\r?)$", re.MULTILINE)
 # a signature line declaring a function: `pub(crate) const unsafe extern "C" fn name`
-_FN_SIGNATURE = re.compile(r'^(?:pub(?:\([^)\n]*\))? )?(?:(?:default|const|async|unsafe|safe|extern(?: "[^"\n]*")?) )*fn ',
-                           re.MULTILINE)
+_FN_SIGNATURE = re.compile(r'^(?:pub(?:\([^)\n]*\))? )?(?:(?:default|const|async|unsafe|safe|extern(?: "[^"\n]*")?) )*fn '
+                           r'|^(?:pub(?:\([^)\n]*\))? )?(?:struct|enum|union|type) \w+<', re.MULTILINE)
 
 
-def _without_a_functions_notable_traits(markdown: str) -> str:
-    """The hover without rust-analyzer's "Implements notable traits" line when it is of a function: it
-    asks them of the function's item type, which implements none, and a generic one answers "maybe"
-    (`gen<T: Clone>(x: T) -> T` "implements" `Read` and `Write`; `Vec::push`, `Future<Output = <fn
-    push<{unknown}, ...> as Future>::Output>`). A value's stay (`let f: File`: `Read`, `Write`)."""
+def _without_an_items_notable_traits(markdown: str) -> str:
+    """The hover without rust-analyzer's "Implements notable traits" line when it is of a function or
+    a generic type's declaration: it asks them of the item with its parameters unknown, and answers
+    "maybe" for every trait a blanket impl could give (`gen<T: Clone>(x: T) -> T` and `struct
+    Buf<const M: usize>` "implement" `Read` and `Write`; `Vec::push`, `Future<Output = <fn push<{unknown},
+    ...> as Future>::Output>`). A value's stay (`let f: File`: `Read`, `Write`)."""
     if "Implements notable traits: " not in markdown or not _FN_SIGNATURE.search(markdown.split("\n---\n", 1)[0]):
         return markdown  # the signature is above the first rule
     return _NOTABLE_TRAITS.sub(r"\1", markdown)

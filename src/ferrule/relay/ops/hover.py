@@ -10,8 +10,10 @@ from ferrule.lsp import ResponseError
 from ferrule.project import BadRequest, ProjectFile
 from ferrule.relay import mapping
 from ferrule.relay.blind import inactive_at, unlinked_file
+from ferrule.relay.const_args import SOURCE_LINES, filled, has_placeholder
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import TypeParams
+from ferrule.relay.places import Places, lsp_locations
 from ferrule.relay.results import TypeResult
 from ferrule.relay.symbols import ask_as_written, refuse_unnamed, target
 
@@ -23,10 +25,12 @@ async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
     ctx.documents.require(file, content)
     position = ctx.lsp_position(file, params.position, content)
     with ctx.documents.showing(ctx.client, file, content) as shown:
-        hover = await ctx.request("textDocument/hover", {
-            "textDocument": {"uri": ctx.documents.uri(file.rel)}, "position": position},
-            shown.prepare if shown.active else None)
+        asked = {"textDocument": {"uri": ctx.documents.uri(file.rel)}, "position": position}
+        hover = await ctx.request("textDocument/hover", asked, shown.prepare if shown.active else None)
         result = mapping.hover_to_type(hover)
+        if has_placeholder(result["display"]):  # the definition's text says what they are
+            defined = lsp_locations(await ctx.request("textDocument/definition", asked))
+            _fill_consts(ctx, result, (defined[0][0], defined[0][1]["start"]) if defined else None)
         if result["display"]:
             warnings = ctx.analyzer.warnings()
         else:  # silence: the analyzer may be blind here, and then says so in a hint
@@ -48,12 +52,27 @@ async def _type_of_name(ctx: OpContext, params: TypeParams) -> TypeResult:
     refuse_unnamed(ctx, place, params.symbol, "its type")
     hover = await ctx.request("textDocument/hover", {"textDocument": {"uri": place.uri}, "position": place.position})
     result = mapping.hover_to_type(hover)
+    _fill_consts(ctx, result, (place.uri, place.position))
     if not result["display"]:  # a name in a macro's body (`u32::checked_add`): the hover where code names it
         assert params.symbol is not None  # target() resolved one
         asked = await ask_as_written(ctx, place.path(params.symbol), "textDocument/hover")
         if asked is not None:
             result = mapping.hover_to_type(asked[0])
     return ctx.caveated(result, ctx.analyzer.warnings())
+
+
+def _fill_consts(ctx: OpContext, result: TypeResult, defined: tuple[str, dict[str, Any]] | None) -> None:
+    """The const arguments the analyzer wrote as `{const}` filled in from the text around the
+    definition at `defined` (its URI and LSP position), when the file is one the relay reads."""
+    if defined is None or not has_placeholder(result["display"]):
+        return
+    uri, position = defined
+    index = Places(ctx).file(uri)[2]
+    if index is None:
+        return
+    first = max(0, position["line"] - 2)  # `pub fn` may stand on a line above the name
+    lines = range(first, min(index.line_count, first + SOURCE_LINES))
+    result["display"] = filled(result["display"], "\n".join(index.line(n) for n in lines))
 
 
 async def _hints(ctx: OpContext, file: ProjectFile) -> list[dict[str, Any]]:
