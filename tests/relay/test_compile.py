@@ -140,6 +140,21 @@ def test_a_member_crate_of_the_workspace_is_checked(session):
     assert found == [("E0382", 4, "rustc")]
 
 
+def test_a_file_cargo_never_reached_past_a_failed_dependency_is_not_judged(session, crate):
+    """tally fails (a use after a move, which only rustc finds), so cargo checks nothing of the package
+    that depends on it: the analyzer's error there stands, and the answer says where cargo stopped."""
+    broken = "pub fn tally(values: &[u32]) -> u32 {\n    let v = values.to_vec();\n    let w = v;\n    v.len() as u32 + w[0]\n}\n"
+    content = (crate / "src/report.rs").read_text(encoding="utf-8") + "\npub fn narrow() -> u8 {\n    300u32\n}\n"
+    session.call("update", {"file": "crates/tally/src/lib.rs", "content": broken})
+    try:
+        result = validate(session, "src/report.rs", content)
+    finally:
+        session.call("update", {"file": "crates/tally/src/lib.rs", "content": None})
+    assert result["compile_stopped_at"] == ["crates/tally/src/lib.rs"], result
+    [mismatch] = [d for d in result["diagnostics"] if d["code"] == "E0308"]
+    assert not mismatch.get("unconfirmed"), mismatch  # a real error, which rustc never looked at
+
+
 def test_an_error_in_a_test_module_is_found(session, crate):
     text = (crate / "src" / "lib.rs").read_text()
     content = text.replace("assert_eq!(total(&Basket { items: vec![1, 2] }), 3);",

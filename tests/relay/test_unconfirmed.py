@@ -58,3 +58,25 @@ def test_without_rustcs_answer_nothing_is_judged():
     merged(result, CompileAnswer(error=error, ms=30000), "src/lib.rs", analyzer_misled=False)
     assert _verdicts(result) == [(3, "E0308", "rust-analyzer", False)]
     assert result["compiled"] is False
+
+
+def test_a_file_whose_target_waited_for_a_failed_build_script_or_library_is_not_judged():
+    """cargo checks nothing that depends on a build script or library that fails: an example, the
+    binaries, a dependent member. rustc's silence on their files judges nothing, and the answer says
+    where cargo stopped; a failed library's own files were checked, and are judged."""
+    def judged(rel: str, failed: tuple[str, ...], rustc: list[dict]) -> dict:
+        result = {"diagnostics": [_analyzer(3, "E0308")]}
+        merged(result, CompileAnswer(rustc, ms=5, failed_prerequisites=failed), rel, analyzer_misled=False)
+        return result
+
+    build_failed = judged("examples/demo.rs", ("build.rs",), [{**_rustc(4, "E0382"), "file": "build.rs"}])
+    assert _verdicts(build_failed) == [(3, "E0308", "rust-analyzer", False)]
+    assert build_failed["compile_stopped_at"] == ["build.rs"]
+    library = ("core/src/lib.rs",)
+    dependent = judged("app/src/main.rs", library, [{**_rustc(6, "E0382"), "file": "core/src/stats.rs"}])
+    assert _verdicts(dependent) == [(3, "E0308", "rust-analyzer", False)]
+    assert dependent["compile_stopped_at"] == ["core/src/lib.rs"]
+    own_file = judged("core/src/area.rs", library, [{**_rustc(6, "E0382"), "file": "core/src/stats.rs"}])
+    assert _verdicts(own_file) == [(3, "E0308", "rust-analyzer", True)] and "compile_stopped_at" not in own_file
+    reported_here = judged("examples/demo.rs", ("build.rs",), [{**_rustc(9, "E0599"), "file": "examples/demo.rs"}])
+    assert "compile_stopped_at" not in reported_here  # rustc reached it after all

@@ -65,6 +65,7 @@ class _ValidateExtras(Indexing, total=False):
     # with `compile: true` (ferrule.relay.compile)
     compiled: bool  # rustc's answer is included
     compile_ms: int
+    compile_stopped_at: list[str]  # failed build scripts or libraries cargo stopped at before this file's target
     elsewhere: list[ElsewhereDiagnostic]
     elsewhere_omitted: int  # errors in other files beyond the cap
     compile_error: ErrorRecord  # why rustc's answer is missing

@@ -153,7 +153,9 @@ def validation(file: str, value: Mapping[str, Any], lines: Sequence[str] | None 
         out.append(f"... and {cut.elsewhere_total - len(cut.elsewhere)} more errors in other files")
     if value.get("compiled"):
         built = f"{(value.get('compile_ms') or 0) / 1000:.1f} s"
+        stopped = value.get("compile_stopped_at")
         summary += (f"; rustc built the project in {built} without it" if unlinked(value)
+                    else f"; not checked by rustc: cargo stopped at {', '.join(stopped)}, which failed" if stopped
                     else f"; checked by rustc in {built}")
     elif value.get("compile_error"):
         out.append(compile_not_run(value["compile_error"]))

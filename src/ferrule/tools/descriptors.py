@@ -146,6 +146,7 @@ VALIDATE_OUTPUT: dict[str, Any] = {
         "warnings": {"type": "array", "items": _ERROR_RECORD},
         "compiled": {"type": "boolean"},
         "compile_ms": _COUNT,
+        "compile_stopped_at": {"type": "array", "items": {"type": "string"}},
         "elsewhere": {"type": "array", "items": {**_DIAGNOSTIC, "properties": {
             **_DIAGNOSTIC["properties"], "file": {"type": "string"}}, "required": [*_DIAGNOSTIC["required"], "file"]}},
         "elsewhere_omitted": _COUNT,

@@ -105,6 +105,9 @@ def _compile_lines(result: Mapping[str, Any], cut: Digest) -> list[str]:
     if unlinked(result):
         lines.append(f"compile check: rustc built the project in {seconds}, but no crate includes this file, so "
                      "rustc did not check its text either")
+    elif result.get("compile_stopped_at"):
+        lines.append(f"compile check: cargo stopped at {', '.join(result['compile_stopped_at'])}, which failed, "
+                     f"before checking this file ({seconds}): fix it, then validate again for rustc's word on this one")
     elif stopped_at_syntax([*(result.get("diagnostics") or []), *cut.elsewhere]):
         lines.append(f"compile check: rustc checked this text in {seconds} and stopped at a syntax error, "
                      "maybe before checking types: fix it, then validate again for rustc's word on the rest")

@@ -42,6 +42,7 @@ class CompileAnswer:
     ms: int = 0
     suggestions: list[spans.Suggestion] = field(default_factory=list)  # the fixes rustc suggests
     error: ErrorRecord | None = None
+    failed_prerequisites: tuple[str, ...] = ()  # build scripts and libraries that failed (spans.failed_prerequisites)
 
     @property
     def compiled(self) -> bool:
@@ -156,7 +157,8 @@ def _answer(run: CargoRun, tree: Path, overlays: Collection[str], ms: int) -> Co
         message = _in_project_terms(message, tree)
         return CompileAnswer(ms=ms, error=_error("cargo-failed", f"cargo check failed: {message}",
                                                  _cargo_failed_recipe(message, overlays)))
-    return CompileAnswer(found, ms, spans.suggestions(run.messages, os.fspath(tree), line_of))
+    return CompileAnswer(found, ms, spans.suggestions(run.messages, os.fspath(tree), line_of),
+                         failed_prerequisites=spans.failed_prerequisites(run.messages, os.fspath(tree)))
 
 
 def _in_project_terms(text: str, tree: Path) -> str:

@@ -44,8 +44,9 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_
     (std not loaded, proc-macros not expanded) its errors are artefacts of what it lacks: rustc, which
     has it, stands for them. rustc is the
     judge: an analyzer error on a line where rustc reports none is marked `unconfirmed` and goes after
-    the others. But a syntax error may stop rustc before type checking: its silence then judges nothing,
-    and nothing is marked."""
+    the others. But a syntax error may stop rustc before type checking, and a build script or library
+    that fails stops cargo before the targets that wait for it (an example, the binaries, a dependent
+    member): rustc's silence then judges nothing, and nothing is marked."""
     result["compile_ms"] = answer.ms
     if answer.error is not None:
         result["compiled"] = False
@@ -58,7 +59,10 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_
                 if not any((code, d["line"]) in confirmed for code in _RUSTC_CODES.get(d["code"], (d["code"],)))
                 and not (analyzer_misled and d["category"] == "error")]
     judged = {d["line"] for d in own if d["category"] == "error"}
-    if not stopped_at_syntax(answer.diagnostics):
+    stopped_at = [] if own else _waited_for(rel, answer.failed_prerequisites)
+    if stopped_at:
+        result["compile_stopped_at"] = stopped_at
+    if not stopped_at_syntax(answer.diagnostics) and not stopped_at:
         for d in analyzer:
             if d["category"] == "error" and d["line"] not in judged:
                 d["unconfirmed"] = True
@@ -69,6 +73,14 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_
     result["elsewhere"] = others[:ELSEWHERE_CAP]
     if len(others) > ELSEWHERE_CAP:
         result["elsewhere_omitted"] = len(others) - ELSEWHERE_CAP
+
+
+def _waited_for(rel: str, failed: Iterable[str]) -> list[str]:
+    """The failed build scripts and libraries a target holding `rel` may have waited for, so that
+    rustc never checked it: every target waits for a build script; a library's own files are those
+    below its root's folder, and the rest wait for it."""
+    return [root for root in failed if root != rel and (
+        os.path.basename(root) == "build.rs" or not rel.startswith(os.path.dirname(root) + "/"))]
 
 
 def stopped_at_syntax(diagnostics: Iterable[Mapping[str, Any]]) -> bool:

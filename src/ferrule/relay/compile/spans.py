@@ -131,6 +131,25 @@ def _place(span: dict[str, Any], rel: str, tree: str) -> str | None:
     return f"line {span.get('line_start')}" if where == rel else f"{where} line {span.get('line_start')}"
 
 
+# The kinds of target others wait for: when one fails, cargo checks nothing that depends on it
+_DEPENDED_ON = frozenset({"custom-build", "lib", "rlib", "dylib", "proc-macro"})
+
+
+def failed_prerequisites(messages: Iterable[dict[str, Any]], tree: str) -> tuple[str, ...]:
+    """The root files (root-relative) of the project's build scripts and libraries rustc reported an
+    error in: the targets that depend on them were not checked, so rustc's silence on their files
+    judges nothing."""
+    failed = []
+    for record in messages:
+        target = record.get("target") or {}
+        if (record.get("reason") == "compiler-message" and (record.get("message") or {}).get("level") == "error"
+                and _DEPENDED_ON.intersection(target.get("kind") or ())):
+            rel = _local(str(target.get("src_path") or ""), tree)
+            if rel is not None and rel not in failed:
+                failed.append(rel)
+    return tuple(failed)
+
+
 def diagnostics(messages: Iterable[dict[str, Any]], tree: str,
                 line_of: Callable[[str, int], str]) -> list[ElsewhereDiagnostic]:
     """The located diagnostics of cargo's JSON `messages` for the project in `tree`, each once (a file
