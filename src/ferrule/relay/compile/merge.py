@@ -78,9 +78,14 @@ def merged(result: ValidateResult, answer: CompileAnswer, rel: str, *, analyzer_
 def _waited_for(rel: str, failed: Iterable[str]) -> list[str]:
     """The failed build scripts and libraries a target holding `rel` may have waited for, so that
     rustc never checked it: every target waits for a build script; a library's own files are those
-    below its root's folder, and the rest wait for it."""
-    return [root for root in failed if root != rel and (
-        os.path.basename(root) == "build.rs" or not rel.startswith(os.path.dirname(root) + "/"))]
+    below its root's folder but the binaries' roots there (`src/main.rs`, `src/bin/`), and the rest
+    wait for it."""
+    def libraries_own(root: str) -> bool:
+        folder = os.path.dirname(root) + "/"
+        return rel.startswith(folder) and rel != folder + "main.rs" and not rel.startswith(folder + "bin/")
+
+    return [root for root in failed
+            if root != rel and (os.path.basename(root) == "build.rs" or not libraries_own(root))]
 
 
 def stopped_at_syntax(diagnostics: Iterable[Mapping[str, Any]]) -> bool:
