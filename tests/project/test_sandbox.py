@@ -58,6 +58,15 @@ def test_an_absolute_name_inside_the_root_is_taken_as_its_relative_name_and_chec
         root.file(root.name_of(str(project / "src" / "leak.rs")))
     os.symlink(project, project.parent / "link")  # the root reached through a link
     assert root.name_of(str(project.parent / "link" / "src" / "lib.rs")) == "src/lib.rs"
+    # `..` after a link goes where the link leads, not back into the root by name
+    os.symlink(project.parent, project / "out")
+    with pytest.raises(BadRequest, match="outside the project root"):
+        root.name_of(str(project / "out" / ".." / "secret.rs"))
+    for unusable in ("/tmp/\ud800", "/" + "a/" * 3000):  # no file system path: refused before any look
+        with pytest.raises(BadRequest):
+            root.name_of(unusable)
+    with pytest.raises(BadRequest, match="not valid Unicode"):
+        root.file("src/\ud800.rs")
 
 
 def test_non_string_path_is_refused(project):

@@ -339,14 +339,21 @@ def test_a_path_dependency_outside_the_project_is_reached_from_the_copy(tmp_path
 def test_the_build_scripts_and_libraries_that_failed_are_named_by_their_root_files(tmp_path):
     from ferrule.relay.compile.spans import failed_prerequisites
 
-    def record(kind: str, src: str, level: str, reason: str = "compiler-message") -> dict:
-        path = src if src.startswith("/") else f"{tmp_path}/{src}"
-        return {"reason": reason, "target": {"kind": [kind], "src_path": path},
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)  # the mirror behind a link: cargo names the real path
+
+    def record(kind: str, src: str, level: str = "error", reason: str = "compiler-message", test: bool = False) -> dict:
+        path = src if src.startswith("/") else f"{real}/{src}"
+        return {"reason": reason, "target": {"kind": [kind], "src_path": path}, "profile": {"test": test},
                 "message": {"level": level, "message": "m", "spans": []}}
 
-    messages = [record("custom-build", "core/build.rs", "error"), record("custom-build", "core/build.rs", "error"),
+    messages = [record("custom-build", "core/build.rs"), record("custom-build", "core/build.rs"),
                 record("lib", "core/src/lib.rs", "warning"),  # a warning stops nothing
-                record("bin", "app/src/main.rs", "error"),  # nothing waits for a binary
-                record("custom-build", "/registry/memchr-2.5.0/build.rs", "error"),  # not the project's
-                record("lib", "shapes/src/lib.rs", "error"), record("lib", "x/src/lib.rs", "", "compiler-artifact")]
-    assert failed_prerequisites(messages, str(tmp_path)) == ("core/build.rs", "shapes/src/lib.rs")
+                record("bin", "app/src/main.rs"),  # nothing waits for a binary
+                record("custom-build", "/registry/memchr-2.5.0/build.rs"),  # not the project's
+                record("lib", "shapes/src/lib.rs"),
+                # an error in `#[cfg(test)]` code only: the library itself was built
+                record("lib", "tally/src/lib.rs"), record("lib", "tally/src/lib.rs", "", "compiler-artifact"),
+                record("lib", "tally/src/lib.rs", "", "compiler-artifact", test=True)]
+    assert failed_prerequisites(messages, str(tmp_path / "link")) == ("core/build.rs", "shapes/src/lib.rs")

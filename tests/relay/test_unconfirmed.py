@@ -80,5 +80,7 @@ def test_a_file_whose_target_waited_for_a_failed_build_script_or_library_is_not_
     assert _verdicts(own_file) == [(3, "E0308", "rust-analyzer", True)] and "compile_stopped_at" not in own_file
     for binary in ("core/src/main.rs", "core/src/bin/tool.rs"):  # beside the library, yet waiting for it
         assert judged(binary, library, [])["compile_stopped_at"] == ["core/src/lib.rs"], binary
+    assert "compile_stopped_at" not in judged("core/build.rs", library, [])  # it waits for no library
+    assert "compile_stopped_at" not in judged("src/a.rs", ("lib.rs",), [])  # a library rooted at the package's top
     reported_here = judged("examples/demo.rs", ("build.rs",), [{**_rustc(9, "E0599"), "file": "examples/demo.rs"}])
     assert "compile_stopped_at" not in reported_here  # rustc reached it after all

@@ -109,13 +109,15 @@ class ProjectRoot:
         absolute path outside the root is a BadRequest naming the root."""
         if not isinstance(given, str) or not os.path.isabs(given) or "\x00" in given:
             return given  # for `file` to refuse with its own reason
-        # By name first: a path under the root needs no look at the disk (`file` checks its links);
-        # the disk's answer (a root reached through a link) only for one that is not.
-        named = os.path.normpath(given)
-        rel = named[len(self._prefix):] if named.startswith(self._prefix) else self.relative(given)
-        if rel:
-            return rel.replace(os.sep, "/")
-        if named == str(self.path) or os.path.realpath(given) == str(self.path):
+        _check_text(given)
+        # By name first, when no `..` could mean another folder through a link: a path under the root
+        # needs no look at the disk (`file` checks its links); the disk's answer otherwise (a root
+        # reached through a link).
+        named = None if ".." in given.split(os.sep) else os.path.normpath(given)
+        real = named if named is not None and named.startswith(self._prefix) else os.path.realpath(given)
+        if real.startswith(self._prefix):
+            return real[len(self._prefix):].replace(os.sep, "/")
+        if real == str(self.path):
             raise BadRequest(f"path {given!r} names the project root, not a file", _RECIPE)
         raise BadRequest(f"path {given!r} is outside the project root {str(self.path)!r}",
                          "name a file of the project, relative to its root (e.g. `src/lib.rs`) or absolute")
@@ -137,19 +139,29 @@ class _Walk:
         self.parts, self.steps, self.rel, self.real = parts, steps, rel, steps[-1]
 
 
+def _check_text(path: str) -> None:
+    """What no file system path can be: longer than any, or text that is not Unicode (a lone surrogate
+    a JSON string may carry), which the OS cannot be asked about."""
+    try:
+        size = len(path.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise BadRequest(f"path {path[:80]!r} is not valid Unicode text", _RECIPE) from None
+    if size > _PATH_MAX:
+        raise BadRequest(f"path of {len(path)} characters refused: longer than any file system path", _RECIPE)
+
+
 def _relative_parts(rel: object) -> list[str]:
     if not isinstance(rel, str) or not rel:
         raise BadRequest(f"`file` must be a non-empty string, got {rel!r}", _RECIPE)
+    _check_text(rel)
     if "\x00" in rel:
         raise BadRequest("path contains a NUL byte", _RECIPE)
     if "\\" in rel:
         raise BadRequest(f"path {rel!r} uses a backslash; paths use forward slashes", _RECIPE)
     if rel.startswith("/") or _DRIVE.match(rel):
         raise BadRequest(f"absolute path {rel!r} refused: paths are relative to the project root", _RECIPE)
-    if len(rel.encode("utf-8", "surrogatepass")) > _PATH_MAX:
-        raise BadRequest(f"path of {len(rel)} characters refused: longer than any file system path", _RECIPE)
     parts = [part for part in rel.split("/") if part not in ("", ".")]
-    if any(len(part.encode("utf-8", "surrogatepass")) > _NAME_MAX for part in parts):
+    if any(len(part.encode("utf-8")) > _NAME_MAX for part in parts):
         raise BadRequest("path refused: a name in it is longer than 255 bytes, which no file can have", _RECIPE)
     if ".." in parts:
         raise BadRequest(f"path {rel!r} refused: `..` may not leave the project root", _RECIPE)

@@ -24,6 +24,7 @@ from ferrule.project import BadRequest
 from ferrule.relay import mapping
 from ferrule.relay.doc_examples import mentions
 from ferrule.relay.ops.context import OpContext
+from ferrule.relay.packages import METADATA_TIMEOUT_S
 from ferrule.relay.params import TargetParams
 from ferrule.relay.places import Places, lsp_locations
 from ferrule.relay.results import DocExamples
@@ -155,7 +156,7 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
     qualifiers = segments[:-1]
     found = await workspace_symbols(ctx, name)
     exact = [s for s in found if s.get("name") == name]
-    matching = [s for s in exact if _qualified_by(await _path_of(ctx, places, s, qualifiers), qualifiers)]
+    matching = await _qualified(ctx, places, exact, qualifiers)
     if not matching:  # not the project's (`String::new` beside a `Quantity::new`): the libraries too
         found += await workspace_symbols(ctx, name, libraries=True)
         exact = _unique([s for s in found if s.get("name") == name])
@@ -164,7 +165,7 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
             # among types and traits alone it is not
             found += await workspace_symbols(ctx, name, libraries=True, types_only=True)
             exact = _unique([s for s in found if s.get("name") == name])
-        matching = [s for s in exact if _qualified_by(await _path_of(ctx, places, s, qualifiers), qualifiers)]
+        matching = await _qualified(ctx, places, exact, qualifiers)
     if not matching and qualifiers:  # the search answers 128 names at most: `new` may be past them
         matching = await _members(ctx, qualifiers, name)
     definitions = [s for s in matching if not _is_reexport(places, s)]
@@ -244,7 +245,7 @@ async def _from_crate(ctx: OpContext, places: Places, uri: str, segments: list[s
     """`segments` led by the module path of the project file at `uri` (`crate::gen::Vec`); None for a
     library's file or a crate root's, where the path alone already starts from the crate."""
     shown, read_only, _, _ = places.file(uri)
-    module = None if read_only else (await ctx.packages.placement(shown)).cell
+    module = None if read_only else (await ctx.packages.placement(shown, _cargo_wait(ctx))).cell
     return [*module.split("::"), *segments] if module and module != "crate" else None
 
 
@@ -335,6 +336,19 @@ async def _members(ctx: OpContext, qualifiers: list[str], name: str) -> list[dic
     return found
 
 
+def _cargo_wait(ctx: OpContext) -> float:
+    """How long cargo's metadata may be waited for: its own limit, within the op's budget."""
+    return min(METADATA_TIMEOUT_S, ctx.budget.remaining())
+
+
+async def _qualified(ctx: OpContext, places: Places, candidates: list[dict[str, Any]],
+                     qualifiers: list[str]) -> list[dict[str, Any]]:
+    """The candidates whose path the qualifiers fit; all of them for a bare name, with nothing asked."""
+    if not qualifiers:
+        return candidates
+    return [s for s in candidates if _qualified_by(await _path_of(ctx, places, s, qualifiers), qualifiers)]
+
+
 async def _path_of(ctx: OpContext, places: Places, symbol: dict[str, Any], qualifiers: list[str]) -> list[str]:
     """The candidate's path segments before its name: its file's module path, led by its crate
     (`core::cmp` for `core/src/cmp.rs`; the project's own crate only when the qualifiers name it, so
@@ -345,10 +359,10 @@ async def _path_of(ctx: OpContext, places: Places, symbol: dict[str, Any], quali
         module = mapping.module_path(inner) if folder and inner else None
         segments = [_crate_name(folder), *module.split("::")[1:]] if module else []
     else:  # in its own package: a workspace member's `crates/core/src/a.rs` is `crate::a` of its crate
-        module = (await ctx.packages.placement(shown)).cell
+        module = (await ctx.packages.placement(shown, _cargo_wait(ctx))).cell
         segments = module.split("::")[1:] if module else []
         if module and qualifiers and qualifiers[0] not in segments:
-            crate = await ctx.packages.crate_name(shown)
+            crate = await ctx.packages.crate_name(shown, _cargo_wait(ctx))
             if crate is not None:
                 segments.insert(0, crate)
     container = symbol.get("containerName")

@@ -81,9 +81,11 @@ def _waited_for(rel: str, failed: Iterable[str]) -> list[str]:
     below its root's folder but the binaries' roots there (`src/main.rs`, `src/bin/`), and the rest
     wait for it."""
     def libraries_own(root: str) -> bool:
-        folder = os.path.dirname(root) + "/"
+        folder = os.path.dirname(root) + "/" if os.path.dirname(root) else ""
         return rel.startswith(folder) and rel != folder + "main.rs" and not rel.startswith(folder + "bin/")
 
+    if os.path.basename(rel) == "build.rs":
+        return []  # a build script waits for its build-dependencies, none of the project's targets
     return [root for root in failed
             if root != rel and (os.path.basename(root) == "build.rs" or not libraries_own(root))]
 

@@ -136,17 +136,26 @@ _DEPENDED_ON = frozenset({"custom-build", "lib", "rlib", "dylib", "proc-macro"})
 
 
 def failed_prerequisites(messages: Iterable[dict[str, Any]], tree: str) -> tuple[str, ...]:
-    """The root files (root-relative) of the project's build scripts and libraries rustc reported an
-    error in: the targets that depend on them were not checked, so rustc's silence on their files
-    judges nothing."""
-    failed = []
+    """The root files (root-relative) of the project's build scripts and libraries that failed: an
+    error reported for the target and no artifact built of it (an error only in a library's
+    `#[cfg(test)]` code is its test build's, and the library itself was built). The targets that
+    depend on them were not checked, so rustc's silence on their files judges nothing."""
+    errors, built = [], set()
     for record in messages:
         target = record.get("target") or {}
-        if (record.get("reason") == "compiler-message" and (record.get("message") or {}).get("level") == "error"
-                and _DEPENDED_ON.intersection(target.get("kind") or ())):
-            rel = _local(str(target.get("src_path") or ""), tree)
-            if rel is not None and rel not in failed:
-                failed.append(rel)
+        if not _DEPENDED_ON.intersection(target.get("kind") or ()):
+            continue
+        source = str(target.get("src_path") or "")
+        if record.get("reason") == "compiler-artifact" and not (record.get("profile") or {}).get("test"):
+            built.add(source)
+        elif record.get("reason") == "compiler-message" and (record.get("message") or {}).get("level") == "error":
+            errors.append(source)
+    real_tree = os.path.realpath(tree)  # cargo names a target by its real path; the mirror may sit behind a link
+    failed = []
+    for source in errors:
+        rel = _local(source, tree) or _local(source, real_tree)
+        if source not in built and rel is not None and rel not in failed:
+            failed.append(rel)
     return tuple(failed)
 
 

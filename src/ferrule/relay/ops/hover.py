@@ -71,8 +71,9 @@ def _fill_consts(ctx: OpContext, result: TypeResult, defined: tuple[str, dict[st
     if index is None:
         return
     first = max(0, position["line"] - 2)  # `pub fn` may stand on a line above the name
-    lines = range(first, min(index.line_count, first + SOURCE_LINES))
-    result["display"] = filled(result["display"], "\n".join(index.line(n) for n in lines))
+    lines = [index.line(n) for n in range(first, min(index.line_count, first + SOURCE_LINES))]
+    name_at = sum(len(text) + 1 for text in lines[:position["line"] - first]) + position["character"]
+    result["display"] = filled(result["display"], "\n".join(lines), name_at)
 
 
 async def _hints(ctx: OpContext, file: ProjectFile) -> list[dict[str, Any]]:
