@@ -95,3 +95,18 @@ def test_after_a_syntax_error_rustc_is_not_called_the_judge():
                               _diagnostic(3, "rust-analyzer", "E0308", "mismatched types")], "elsewhere": []}
     text = render_validate(result, {"file": "src/lib.rs"})
     assert "unconfirmed" not in text and "stopped at a syntax error" in text.splitlines()[-1]
+
+
+def test_a_file_cargo_stopped_before_is_unverified_in_the_headline_and_the_last_line_says_where():
+    result = {**BASE, "degraded": False, "compiled": True, "compile_ms": 200,
+              "compile_stopped_at": ["crates/core/build.rs"],
+              "diagnostics": [_diagnostic(3, "rust-analyzer", "E0308", "expected u8, found usize")],
+              "elsewhere": [{**_diagnostic(4, "rustc", "E0382", "borrow of moved value: `v`"), "file": "crates/core/build.rs"}]}
+    text = render_validate(result, {"file": "crates/core/examples/demo.rs"}).splitlines()
+    assert text[0] == ("crates/core/examples/demo.rs: unverified: 1 error, 0 warnings by rust-analyzer alone; cargo "
+                       "stopped at crates/core/build.rs, which failed, before rustc checked this file, so errors only "
+                       "rustc finds (the borrow checker's among them) may be missing; 1 error in other files; "
+                       "0 policy findings")
+    assert text[-1].startswith("compile check: cargo stopped at crates/core/build.rs, which failed, before checking")
+    shell = validation("crates/core/examples/demo.rs", result)
+    assert "not checked by rustc: cargo stopped at crates/core/build.rs, which failed" in shell

@@ -36,7 +36,7 @@ def _selection(root: ProjectRoot, paths: Iterable[str]) -> list[str]:
     """Root-relative files and directories (a directory ends in `/`); BadRequest when unsafe or absent."""
     chosen = []
     for given in paths:
-        file = root.file(root.name_of(given) if isinstance(given, str) else given)
+        file = root.file(root.name_of(given))  # an absolute path inside the project too
         if not file.path.exists():
             raise BadRequest(f"no such file or directory in the project: {given!r}",
                                 "name files or directories relative to the project root, e.g. `src`")

@@ -132,14 +132,19 @@ def _compile_failure_lines(result: Mapping[str, Any]) -> list[str]:
 
 
 def _unverified_headline(result: Mapping[str, Any], found: str) -> str:
-    """The headline when the compile check was asked for and could not run: the analyzer's verdict alone
+    """The headline when rustc did not check the file: the compile check was asked for and could not
+    run, or cargo stopped at a failed build script or library first. The analyzer's verdict alone
     misses what only rustc finds, so it is not called clean. Still no isError: the call answered, and
     what the analyzer found is real; an agent reads isError as "nothing here to use" (and retrying cannot
     help: the fix is in the project). This first line and the lines under it say what is missing."""
-    error = result.get("compile_error") or {}
-    reason = (str(error.get("message") or error.get("kind") or "").splitlines() or [""])[0]
-    return (f"unverified: {found} by rust-analyzer alone; the compile check could not run ({reason}), "
-            "so errors only rustc finds (the borrow checker's among them) may be missing")
+    stopped = result.get("compile_stopped_at")
+    if stopped:
+        why = f"cargo stopped at {', '.join(stopped)}, which failed, before rustc checked this file"
+    else:
+        error = result.get("compile_error") or {}
+        reason = (str(error.get("message") or error.get("kind") or "").splitlines() or [""])[0]
+        why = f"the compile check could not run ({reason})"
+    return f"unverified: {found} by rust-analyzer alone; {why}, so errors only rustc finds (the borrow checker's among them) may be missing"
 
 
 def _more_line(count: int, what: str, how: str) -> list[str]:
@@ -189,6 +194,7 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         summary[0] += f" ({cut.unconfirmed} unconfirmed by rustc)"
     if cut.notes_total:
         summary.append(_plural(cut.notes_total, "note"))
+    own = ", ".join(summary)  # the file's own, before what its text breaks elsewhere
     broken_elsewhere = cut.elsewhere_total
     if broken_elsewhere:
         summary.append(f"{_plural(broken_elsewhere, 'error')} in other files")
@@ -203,6 +209,9 @@ def render_validate(result: Mapping[str, Any], args: Mapping[str, Any]) -> str:
         verdict = f"unchecked: no crate includes this file, so nothing checked its code; {policy}"
     elif cut.compile_check == "failed":
         verdict = f"{_unverified_headline(result, 'no diagnostics' if no_diagnostics else ', '.join(summary))}; {policy}"
+    elif result.get("compile_stopped_at"):  # rustc's errors in other files, none of this one's
+        elsewhere = f"; {_plural(broken_elsewhere, 'error')} in other files" if broken_elsewhere else ""
+        verdict = f"{_unverified_headline(result, own)}{elsewhere}; {policy}"
     elif no_diagnostics and not cut.findings_total:
         verdict = "clean: no diagnostics, no policy findings"
     else:
