@@ -362,9 +362,14 @@ def test_a_functions_const_arguments_are_answered_as_written(tmp_path, analyzer)
     with live_session(crate) as live:
         by_name = live.call("type", {"symbol": "digest"})["display"]
         at_call = live.call("type", {"file": "src/lib.rs", "position": {"line": 4, "character": 30}})["display"]
+        # a transient text is the one the definition is read from, not the disk's
+        content = (crate / "src" / "lib.rs").read_text(encoding="utf-8").replace("[u8; 32]", "[u8; 64]")
+        unsaved = live.call("type", {"file": "src/lib.rs", "position": {"line": 4, "character": 30},
+                                     "content": content})["display"]
         made = live.call("type", {"symbol": "make"})["display"]
         declared = live.call("type", {"symbol": "Buf"})
     assert by_name == at_call == "pub fn digest(input: &[u8]) -> [u8; 32]"
+    assert unsaved == "pub fn digest(input: &[u8]) -> [u8; 64]"
     assert made == "pub fn make() -> Buf<16>"
     assert "notable traits" not in declared["documentation"], declared  # it "implemented" Read and Write
 

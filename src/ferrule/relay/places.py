@@ -28,6 +28,7 @@ class Places:
         self.ctx = ctx
         self.libraries = library_roots(ctx.root.path) if libraries is None else libraries
         self._files: dict[str, tuple[str, bool, LineIndex | None, ProjectFile | None]] = {}
+        self._projects: dict[str, tuple[str | None, ProjectFile | None]] = {}
 
     def file(self, uri: str) -> tuple[str, bool, LineIndex | None, ProjectFile | None]:
         """(path shown, read-only, the text's index or None, the project file or None) of a URI."""
@@ -39,20 +40,24 @@ class Places:
     def in_project(self, uri: str) -> bool:
         """Whether a URI names a project file (through the sandbox), without reading it: answers list
         the project's places first, since they are what an agent edits."""
-        known = self._files.get(uri)
-        if known is not None:
-            return not known[1]
-        try:
-            return texts.project_file(self.ctx.root, str(uri_to_path(uri))) is not None
-        except ValueError:
-            return False
+        return self._project_file(uri)[1] is not None
+
+    def _project_file(self, uri: str) -> tuple[str | None, ProjectFile | None]:
+        """(the URI's path, or None for one that names no path; the project file it is, or None),
+        checked through the sandbox once per op."""
+        known = self._projects.get(uri)
+        if known is None:
+            try:
+                path: str | None = str(uri_to_path(uri))
+            except ValueError:
+                path = None
+            known = self._projects[uri] = (path, None if path is None else texts.project_file(self.ctx.root, path))
+        return known
 
     def _resolve(self, uri: str) -> tuple[str, bool, LineIndex | None, ProjectFile | None]:
-        try:
-            path = str(uri_to_path(uri))
-        except ValueError:
+        path, file = self._project_file(uri)
+        if path is None:
             return uri, True, None, None
-        file = texts.project_file(self.ctx.root, path)
         if file is not None:
             shown = texts.seen(self.ctx.documents, file)
             return file.rel, False, None if shown is None else shown[1], file

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ferrule.fastframe import LineIndex
 from ferrule.lsp import ResponseError
 from ferrule.project import BadRequest, ProjectFile
 from ferrule.relay import mapping
@@ -25,12 +26,14 @@ async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
     ctx.documents.require(file, content)
     position = ctx.lsp_position(file, params.position, content)
     with ctx.documents.showing(ctx.client, file, content) as shown:
-        asked = {"textDocument": {"uri": ctx.documents.uri(file.rel)}, "position": position}
+        uri = ctx.documents.uri(file.rel)
+        asked = {"textDocument": {"uri": uri}, "position": position}
         hover = await ctx.request("textDocument/hover", asked, shown.prepare if shown.active else None)
         result = mapping.hover_to_type(hover)
         if has_placeholder(result["display"]):  # the definition's text says what they are
             defined = lsp_locations(await ctx.request("textDocument/definition", asked))
-            _fill_consts(ctx, result, (defined[0][0], defined[0][1]["start"]) if defined else None)
+            shown_text = None if content is None else (uri, ctx.documents.index(file, content))
+            _fill_consts(ctx, result, (defined[0][0], defined[0][1]["start"]) if defined else None, shown_text)
         if result["display"]:
             warnings = ctx.analyzer.warnings()
         else:  # silence: the analyzer may be blind here, and then says so in a hint
@@ -61,13 +64,16 @@ async def _type_of_name(ctx: OpContext, params: TypeParams) -> TypeResult:
     return ctx.caveated(result, ctx.analyzer.warnings())
 
 
-def _fill_consts(ctx: OpContext, result: TypeResult, defined: tuple[str, dict[str, Any]] | None) -> None:
+def _fill_consts(ctx: OpContext, result: TypeResult, defined: tuple[str, dict[str, Any]] | None,
+                 shown: tuple[str, LineIndex] | None = None) -> None:
     """The const arguments the analyzer wrote as `{const}` filled in from the text around the
-    definition at `defined` (its URI and LSP position), when the file is one the relay reads."""
+    definition at `defined` (its URI and LSP position), when the file is one the relay reads: the text
+    the analyzer was shown for the op (`shown`: its file's URI and the index of its `content`), else
+    the file's overlay or disk text."""
     if defined is None or not has_placeholder(result["display"]):
         return
     uri, position = defined
-    index = Places(ctx).file(uri)[2]
+    index = shown[1] if shown is not None and shown[0] == uri else Places(ctx).file(uri)[2]
     if index is None:
         return
     first = max(0, position["line"] - 2)  # `pub fn` may stand on a line above the name
