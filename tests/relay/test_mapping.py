@@ -55,6 +55,45 @@ def test_a_generic_types_notable_traits_are_left_out_a_plain_ones_stay():
     assert hover_of(plain)["documentation"] == "Implements notable traits: Read, Write"
 
 
+# rust-analyzer 1.96's hover of a flag in `bitflags! { pub struct Caps: u32 { /// Sells. const SELL = 1; } }`:
+# the name stands for each item the macro makes of it, their hovers joined by rules
+_FLAG = "\n\n---\n\n".join([
+    "```rust\ninv::flags::__BitFlags\n```\n\n```rust\ntrait __BitFlags\nfn SELL(&self) -> bool\n```\n\n---\n\n"
+    "Implements notable traits: `Read`, `Write`",
+    "```rust\ninv::flags::Caps\n```\n\n```rust\npub(in ...) fn SELL(&self) -> bool\n```",
+    "```rust\ninv::flags::Caps\n```\n\n```rust\npub const SELL: Self = Caps { bits: 1 }\n```\n\n---\n\nSells.",
+    "```rust\ninv::flags::__BitFlags\n```\n\n```rust\nconst SELL: u32 = 0\n```",
+])
+
+
+def test_a_name_that_stands_for_several_items_shows_each_the_most_visible_first():
+    shown = hover_of(_FLAG)
+    assert shown["display"].split("\n\n") == [
+        "// inv::flags::Caps\npub const SELL: Self = Caps { bits: 1 }",
+        "// inv::flags::Caps\npub(in ...) fn SELL(&self) -> bool",
+        "// inv::flags::__BitFlags\ntrait __BitFlags\nfn SELL(&self) -> bool",
+        "// inv::flags::__BitFlags\nconst SELL: u32 = 0",
+    ]
+    assert shown["documentation"] == "Sells."  # a function's notable traits go, as for one item
+
+
+@pytest.mark.parametrize("named", [["Caps", "SELL"], ["SELL"], ["flags", "Caps", "SELL"]])
+def test_by_a_path_the_most_visible_item_of_the_named_container_is_the_answer(named):
+    answer = mapping.hover_to_type({"contents": {"kind": "markdown", "value": _FLAG}}, named)
+    assert answer == {"display": "pub const SELL: Self = Caps { bits: 1 }", "documentation": "Sells."}
+
+
+def test_of_a_private_container_by_its_path_its_items_stay_together():
+    answer = mapping.hover_to_type({"contents": {"kind": "markdown", "value": _FLAG}}, ["__BitFlags", "SELL"])
+    assert answer["display"] == ("// inv::flags::__BitFlags\ntrait __BitFlags\nfn SELL(&self) -> bool\n\n"
+                                 "// inv::flags::__BitFlags\nconst SELL: u32 = 0")
+
+
+def test_docs_that_open_with_code_are_not_another_item():
+    one = "```rust\nm\n```\n\n```rust\npub fn f()\n```\n\n---\n\n```rust\nf();\n```\n\nCalls it."
+    assert hover_of(one) == {"display": "pub fn f()", "documentation": "f();\n\nCalls it."}
+
+
 def test_notable_traits_of_a_value_stay():
     file = "```rust\nlet f: File\n```\n\n---\n\nImplements notable traits: `Read`, `Write`"
     assert hover_of(file)["documentation"] == "Implements notable traits: Read, Write"

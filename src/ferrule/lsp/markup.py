@@ -8,6 +8,7 @@ from typing import Any
 _FENCES = ("```", "~~~")
 _FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 _RULES = re.compile(r"^[ \t]*(?:---+|\*\*\*+|___+)[ \t]*$", re.MULTILINE)
+_RULE_THEN_CODE = re.compile(r"^[ \t]*(?:---+|\*\*\*+|___+)[ \t]*\n(?:[ \t]*\n)*[ \t]*(?:```|~~~)", re.MULTILINE)
 _LINK_DEFS = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+[^\n]*$", re.MULTILINE)
 _HEADINGS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
@@ -43,6 +44,61 @@ def split_hover(markdown: str) -> tuple[str, str]:
     rust-analyzer writes `container path` block, `signature` block, `---`, docs; the display is the
     last code block of the header (the signature), the documentation everything after the rule.
     """
+    blocks, prose_head, rest = _hover_parts(markdown)
+    display = "\n".join(blocks[-1]).strip() if blocks else ""
+    if not display and prose_head:  # plain-text hover without code
+        display, prose_head = markdown_to_text("\n".join(prose_head)), []
+    documentation = markdown_to_text("\n".join(prose_head + rest))
+    return display, documentation
+
+
+def hover_container(markdown: str) -> str:
+    """The path of the item's container (`inv::flags::Caps`): the header's code block before the
+    signature; empty when the header has the signature alone (a local, a crate)."""
+    blocks = _hover_parts(markdown)[0]
+    return "\n".join(blocks[-2]).strip() if len(blocks) >= 2 else ""
+
+
+def hover_items(markdown: str) -> list[str]:
+    """The hover of each item it describes. rust-analyzer joins the hovers of a name that stands for
+    several items (a macro's input expanded into several; a `use` of a type and a macro of one name)
+    with a rule, as it separates one item's signature from its docs: a rule followed by a header (a
+    container path block, then a signature block) starts the next item."""
+    if _RULE_THEN_CODE.search(markdown) is None:  # the common case, decided without a walk
+        return [markdown]
+    lines = markdown.split("\n")
+    starts = [0]
+    in_code = False
+    for at, line in enumerate(lines):
+        bare = line.strip()
+        if bare.startswith(_FENCES):
+            in_code = not in_code
+        elif not in_code and _is_rule(bare) and _opens_header(lines, at + 1):
+            starts.append(at + 1)
+    if len(starts) == 1:
+        return [markdown]
+    ends = [start - 1 for start in starts[1:]] + [len(lines)]  # each item without the rule that ends it
+    return ["\n".join(lines[start:end]).strip("\n") for start, end in zip(starts, ends, strict=True)]
+
+
+def _opens_header(lines: list[str], at: int) -> bool:
+    """Whether two code blocks open at line `at`, only blank lines before and between them."""
+    for _ in range(2):
+        while at < len(lines) and not lines[at].strip():
+            at += 1
+        if at >= len(lines) or not lines[at].strip().startswith(_FENCES):
+            return False
+        at += 1
+        while at < len(lines) and not lines[at].strip().startswith(_FENCES):
+            at += 1
+        if at >= len(lines):
+            return False
+        at += 1
+    return True
+
+
+def _hover_parts(markdown: str) -> tuple[list[list[str]], list[str], list[str]]:
+    """(the header's code blocks, its prose lines, the lines after the first rule)."""
     blocks: list[list[str]] = []
     prose_head: list[str] = []
     rest: list[str] = []
@@ -59,18 +115,12 @@ def split_hover(markdown: str) -> tuple[str, str]:
                 blocks.append([])
             continue
         if in_code:
-            blocks[-1].append(line)
+            blocks[-1].append(line)  # an unterminated fence: its lines are collected all the same
         elif _is_rule(bare):
             header_done = True
         elif bare:
             prose_head.append(line)
-    if in_code and not header_done:
-        pass  # an unterminated fence: its lines are already collected
-    display = "\n".join(blocks[-1]).strip() if blocks else ""
-    if not display and prose_head:  # plain-text hover without code
-        display, prose_head = markdown_to_text("\n".join(prose_head)), []
-    documentation = markdown_to_text("\n".join(prose_head + rest))
-    return display, documentation
+    return blocks, prose_head, rest
 
 
 def _is_rule(bare: str) -> bool:

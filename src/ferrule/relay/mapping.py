@@ -6,7 +6,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from ferrule.lsp.markup import hover_markdown, split_hover
+from ferrule.lsp.markup import hover_container, hover_items, hover_markdown, split_hover
 from ferrule.relay.results import TypeResult
 
 SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
@@ -40,6 +40,7 @@ SYMBOL_KIND = {
     16: "constant", 17: "constant", 18: "constant", 19: "impl", 20: "field", 22: "variant", 23: "struct",
     24: "function", 25: "function", 26: "type_alias",
 }
+MACRO_KIND = "macro"  # the analyzer lists a macro as a function: its text tells (relay/symbols.py)
 
 
 def symbol_kind(kind: int | None, container: str | None) -> str:
@@ -176,12 +177,43 @@ def receiver_is_option_or_result(items: list[dict[str, Any]], item: dict[str, An
     return False
 
 
-def hover_to_type(result: Any) -> TypeResult:
+def hover_to_type(result: Any, named: list[str] | None = None) -> TypeResult:
+    """The hover as a type answer. Where a name stands for several items (a macro's input it expands
+    into several), the answer shows each, the most visible first, under its container path; `named`,
+    the path segments an agent named the item by (`["Caps", "SELL"]`), keeps the one it means: the
+    most visible of those in the container it named."""
     if not result:
         return {"display": "", "documentation": ""}
-    markdown = _without_an_items_notable_traits(hover_markdown(result.get("contents")))
-    display, documentation = split_hover(markdown)
-    return {"display": display, "documentation": documentation}
+    items = [_without_an_items_notable_traits(item) for item in hover_items(hover_markdown(result.get("contents")))]
+    if len(items) > 1:
+        items = _meant(items, named)
+    if len(items) == 1:
+        display, documentation = split_hover(items[0])
+        return {"display": display, "documentation": documentation}
+    displays, docs = [], []
+    for item in items:
+        display, documentation = split_hover(item)
+        container = hover_container(item)
+        displays.append(f"// {container}\n{display}" if container else display)
+        if documentation and documentation not in docs:
+            docs.append(documentation)
+    return {"display": "\n\n".join(displays), "documentation": "\n\n".join(docs)}
+
+
+def _meant(items: list[str], named: list[str] | None) -> list[str]:
+    """Several items of one name, the most visible first (`pub`, then `pub(...)`, then private); by a
+    path (`named`), those of the container it names, and of them the most visible alone."""
+    ranked = sorted(items, key=lambda item: _visibility(split_hover(item)[0]))
+    if named is None:
+        return ranked
+    if len(named) > 1:
+        ranked = [item for item in ranked if hover_container(item).rsplit("::", 1)[-1] == named[-2]] or ranked
+    best = _visibility(split_hover(ranked[0])[0])
+    return [item for item in ranked if _visibility(split_hover(item)[0]) == best]
+
+
+def _visibility(signature: str) -> int:
+    return 0 if signature.startswith("pub ") else 1 if signature.startswith("pub(") else 2
 
 
 # rust-analyzer's line of a hover's notable traits: "Implements notable traits: `Read`, `Write`"

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, TypeVar
 import orjson
 
 from ferrule.project import BadRequest, ProjectFile, ProjectRoot
-from ferrule.relay.mapping import SYMBOL_KIND
+from ferrule.relay.mapping import MACRO_KIND, SYMBOL_KIND
 
 # LSP carries positions and counts as `uinteger`: at most 2**31 - 1. The 1-based `line` may therefore
 # reach 2**31. Larger values are refused here, named, rather than failing inside the inner hop.
@@ -238,7 +238,7 @@ class CompleteParams(FileParams):
 # ---- navigation by name: symbols, definition, references, implementations, rename, fixes ----------
 
 NAVIGATION_MAX_DEFAULT = 50
-SYMBOL_KINDS = tuple(sorted(set(SYMBOL_KIND.values())))  # what `kinds` may name: what answers say
+SYMBOL_KINDS = tuple(sorted(set(SYMBOL_KIND.values()) | {MACRO_KIND}))  # what `kinds` may name: what answers say
 APPLY_MODES = ("overlay", "disk")
 
 

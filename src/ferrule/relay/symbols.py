@@ -38,6 +38,8 @@ _IMPL_LABEL = re.compile(r"impl\b(?:<[^>]*(?:<[^>]*>[^>]*)*>)?\s*(?:(.*?)\s+for\
 _TYPE_NAME = re.compile(r"(?:[\w:]+::)?(\w+)")
 _WORD_END = re.compile(r"\w*$")
 _WORD_START = re.compile(r"\w*")
+_MACRO_KEYWORD = re.compile(rb"(?:\bmacro_rules!|\bmacro)\s*$")  # what stands before a macro's name where it is defined
+_ATTRIBUTE_LINES = 3  # how far above a function its `#[proc_macro]` may stand
 _MACRO_CALL = re.compile(rb"(?:\w+::)*(?!macro_rules!)(\w+)!")  # a call (`paste::paste!` too), not a definition
 # the primitive types code names, each documented in core's `mod prim_<name>` (primitive_docs.rs)
 _PRIMITIVES = frozenset("bool char str i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f16 f32 f64 f128".split())
@@ -154,17 +156,18 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
     name = segments[-1].removesuffix("!")
     places = Places(ctx)
     qualifiers = segments[:-1]
+    macro = segments[-1].endswith("!")
     found = await workspace_symbols(ctx, name)
-    exact = [s for s in found if s.get("name") == name]
+    exact = _named(places, found, name, macro)
     matching = await _qualified(ctx, places, exact, qualifiers)
     if not matching:  # not the project's (`String::new` beside a `Quantity::new`): the libraries too
         found += await workspace_symbols(ctx, name, libraries=True)
-        exact = _unique([s for s in found if s.get("name") == name])
+        exact = _unique(_named(places, found, name, macro))
         if not exact and name[:1].isupper():
             # the search answers 128 names at most, fuzzily: `Ord` is past `ord`, `word`, `OrderId`...;
             # among types and traits alone it is not
             found += await workspace_symbols(ctx, name, libraries=True, types_only=True)
-            exact = _unique([s for s in found if s.get("name") == name])
+            exact = _unique(_named(places, found, name, macro))
         matching = await _qualified(ctx, places, exact, qualifiers)
     if not matching and qualifiers:  # the search answers 128 names at most: `new` may be past them
         matching = await _members(ctx, qualifiers, name)
@@ -219,9 +222,11 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
         raise BadRequest(
             f"no `{name}` matches {spec!r}; `{name}` is: " + "; ".join(
                 _described(places, s) for s in exact[:CANDIDATES_SHOWN]), _SEGMENT_RECIPE)
-    close = difflib.get_close_matches(name, sorted({str(s.get("name")) for s in found}), n=SUGGESTIONS, cutoff=0.5)
+    close = difflib.get_close_matches(name, sorted({str(s.get("name")) for s in found
+                                                    if not macro or s.get("kind") == _FUNCTION}), n=SUGGESTIONS, cutoff=0.5)
     hint = f"; closest names: {', '.join(close)}" if close else ""
-    raise BadRequest(f"no symbol named `{name}` in the workspace or its libraries{hint}", _SEGMENT_RECIPE)
+    what = f"macro named `{name}!`" if macro else f"symbol named `{name}`"
+    raise BadRequest(f"no {what} in the workspace or its libraries{hint}", _SEGMENT_RECIPE)
 
 
 async def _as_written(ctx: OpContext, places: Places, segments: list[str], within: str | None = None) -> Target | None:
@@ -236,7 +241,8 @@ async def _as_written(ctx: OpContext, places: Places, segments: list[str], withi
     if not found or (within is not None and all(at != within for at, _ in found)):
         return None
     # the item itself before the macro call that makes it (`uint_impl! {` for `u32::checked_add`)
-    at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, segments[-1])),
+    name = segments[-1].removesuffix("!")
+    at, lsp_range = next(((at, r) for at, r in found if not _spells_another(places, {"uri": at, "range": r}, name)),
                          found[0])
     return Target.of(at, lsp_range, segments)
 
@@ -266,10 +272,10 @@ async def ask_as_written(ctx: OpContext, segments: list[str], method: str,
     """`method`'s answer (`extra`: its params beyond the place) on the path as code names it, with the
     document and position it was asked at. A line naming the path is shown appended to a crate root
     for the one request (never written; the file's own lines keep their places). None when no crate
-    root can be read, or the path is a macro's or not ASCII."""
+    root can be read, or the path is not ASCII."""
     first = _SPELLED_IN_CODE.get(segments[0], segments[0]) if len(segments) > 1 else segments[0]
     path = "::".join([first, *segments[1:]])
-    if not path.isascii() or path.endswith("!"):
+    if not path.isascii():
         return None
     host = await ctx.packages.crate_root()
     if host is None:
@@ -280,9 +286,15 @@ async def ask_as_written(ctx: OpContext, segments: list[str], method: str,
     except BadRequest:
         return None
     # an anonymous const names nothing (nothing to warn of, nothing to clash with); a bare name as a
-    # type (`u32`), a path as a value (`str::len`, `Vec::new`); an empty one first takes any attribute
-    # the file ends with (`#[cfg(test)]` would switch the line off)
-    line = f"const _: () = {{ let _: {path}; }};" if len(segments) == 1 else f"const _: () = {{ let _ = {path}; }};"
+    # type (`u32`), a path as a value (`str::len`, `Vec::new`), a macro's as a call (its path resolves
+    # whatever the expansion makes of no input); an empty one first takes any attribute the file ends
+    # with (`#[cfg(test)]` would switch the line off)
+    if path.endswith("!"):
+        line = f"const _: () = {{ {path} {{}} }};"
+    elif len(segments) == 1:
+        line = f"const _: () = {{ let _: {path}; }};"
+    else:
+        line = f"const _: () = {{ let _ = {path}; }};"
     content = text + ("\n" if text and not text.endswith("\n") else "") + "const _: () = ();\n" + line + "\n"
     position = {"line": content.count("\n") - 1, "character": line.rindex(segments[-1])}  # ASCII: any encoding
     uri = ctx.documents.uri(file.rel)
@@ -432,6 +444,33 @@ def _crate_name(folder: str) -> str:
     return (versioned.group(1) if versioned is not None else folder).replace("-", "_")
 
 
+def _named(places: Places, symbols: list[dict[str, Any]], name: str, macro: bool) -> list[dict[str, Any]]:
+    """The search's matches of `name` exactly; for a macro's (`bitflags!`), the macros alone: the
+    crate, the module or the method of that name is not it."""
+    return [s for s in symbols if s.get("name") == name and (not macro or _is_macro(places, s))]
+
+
+def is_macro(places: Places, uri: str, start: dict[str, int], kind: Any, container: Any) -> bool:
+    """Whether a symbol named at `start` of the document at `uri` is a macro: the analyzer lists one as
+    a function with no container, and the text says which (`macro_rules! name`, `macro name`, a
+    function under `#[proc_macro]`); by the kind alone when the text cannot be read."""
+    if kind != _FUNCTION or container:
+        return False
+    _, _, index, _ = places.file(uri)
+    if index is None or not 0 <= start["line"] < index.line_count:
+        return True
+    before = index.line(start["line"]).encode("utf-8")[:places.column(index, start["line"], start["character"])]
+    if _MACRO_KEYWORD.search(before) is not None:
+        return True
+    return any(b"#[proc_macro]" in index.line(above).encode("utf-8")
+               for above in range(max(0, start["line"] - _ATTRIBUTE_LINES), start["line"]))
+
+
+def _is_macro(places: Places, symbol: dict[str, Any]) -> bool:
+    location = symbol["location"]
+    return is_macro(places, location["uri"], location["range"]["start"], symbol.get("kind"), symbol.get("containerName"))
+
+
 def _is_reexport(places: Places, symbol: dict[str, Any]) -> bool:
     """Whether the candidate is a name in a `use` item, on its first line or on a later line of its list
     (`pub use core::prelude::v1::{` ... `PartialEq, ...`)."""
@@ -475,9 +514,12 @@ def _unique(symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _described(places: Places, symbol: dict[str, Any]) -> str:
     location = places.location(symbol["location"]["uri"], symbol["location"]["range"])
+    if _is_macro(places, symbol):  # as the agent would ask for it
+        return f"{symbol.get('name')}! (macro) at {location['file']}:{location['line']}"
     container = symbol.get("containerName")
     qualified = f"{container}::{symbol.get('name')}" if container else str(symbol.get("name"))
     return f"{qualified} ({mapping.symbol_kind(symbol.get('kind'), container)}) at {location['file']}:{location['line']}"
 
 
-__all__ = ["AMBIGUOUS_RECIPE", "Target", "doc_examples", "resolve", "split_path", "target", "workspace_symbols"]
+__all__ = ["AMBIGUOUS_RECIPE", "Target", "doc_examples", "is_macro", "resolve", "split_path", "target",
+           "workspace_symbols"]

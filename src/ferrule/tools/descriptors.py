@@ -72,8 +72,9 @@ _SYMBOL = {
     "description": (
         "What to look at, by name instead of a position: a name or a path, e.g. \"Pricing\", "
         "\"Order::total\" or \"orders::pricing::Order::total\"; the standard library's too, primitives "
-        "included (\"Vec::push\", \"str::len\", \"u32\"). When several items carry the name, the "
-        "answer lists them with their files and lines: qualify it, or pass file, line and character."
+        "included (\"Vec::push\", \"str::len\", \"u32\"); a macro with its ! (\"vec!\"). When several "
+        "items carry the name, the answer lists them with their files and lines: qualify it, or pass file, "
+        "line and character."
     ),
 }
 _PLACE_NOTE = ("Name the place with `symbol`, or with `file`, `line` and `character` (a position on the name). "

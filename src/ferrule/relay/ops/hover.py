@@ -16,7 +16,7 @@ from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import TypeParams
 from ferrule.relay.places import Places, lsp_locations
 from ferrule.relay.results import TypeResult
-from ferrule.relay.symbols import ask_as_written, refuse_unnamed, target
+from ferrule.relay.symbols import ask_as_written, refuse_unnamed, split_path, target
 
 
 async def type_at(ctx: OpContext, params: TypeParams) -> TypeResult:
@@ -54,7 +54,7 @@ async def _type_of_name(ctx: OpContext, params: TypeParams) -> TypeResult:
     place = await target(ctx, params)  # the named item; without a symbol, the error naming what is missing
     refuse_unnamed(ctx, place, params.symbol, "its type")
     hover = await ctx.request("textDocument/hover", {"textDocument": {"uri": place.uri}, "position": place.position})
-    result = mapping.hover_to_type(hover)
+    result = mapping.hover_to_type(hover, None if params.symbol is None else split_path(params.symbol))
     _fill_consts(ctx, result, (place.uri, place.position))
     if not result["display"]:  # a name in a macro's body (`u32::checked_add`): the hover where code names it
         assert params.symbol is not None  # target() resolved one

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ferrule.fastframe import LineIndex
 from ferrule.project import BadRequest
-from ferrule.relay.mapping import symbol_kind
+from ferrule.relay.mapping import MACRO_KIND, symbol_kind
 from ferrule.relay.ops.context import OpContext
 from ferrule.relay.params import (
     NAVIGATION_MAX_DEFAULT,
@@ -32,6 +33,7 @@ from ferrule.relay.results import (
 )
 from ferrule.relay.symbols import (
     doc_examples,
+    is_macro,
     locations_as_written,
     refuse_unnamed,
     target,
@@ -51,9 +53,10 @@ async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
         file = ctx.file(params)
         ctx.documents.require(file, None)
         ctx.documents.show_disk(ctx.client, file)
-        answer = await ctx.request("textDocument/documentSymbol",
-                                   {"textDocument": {"uri": ctx.documents.uri(file.rel)}})
-        outline = [_outline(item, None) for item in answer or []]
+        uri = ctx.documents.uri(file.rel)
+        answer = await ctx.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        places = Places(ctx)
+        outline = [_outline(item, None, partial(is_macro, places, uri)) for item in answer or []]
         if kinds is not None:
             outline = [s for s in _flattened(outline) if s["kind"] in kinds]
         kept, more = _capped_tree(outline, limit)
@@ -62,13 +65,20 @@ async def symbols(ctx: OpContext, params: SymbolsParams) -> SymbolsResult:
     query = params.query or ""
     places = Places(ctx)
     found: list[FoundSymbol] = []
+    seen = set()
     for item in await workspace_symbols(ctx, query):
-        container = item.get("containerName")
+        container, name = item.get("containerName"), item.get("name", "")
+        uri, start = item["location"]["uri"], item["location"]["range"]["start"]
         kind = symbol_kind(item.get("kind"), container)
-        if kinds is None or kind in kinds:
-            location = places.location(item["location"]["uri"], item["location"]["range"])
-            found.append({**location, "name": item.get("name", ""), "kind": kind, "container": container})
-    found.sort(key=lambda s: (s["name"] != query, s["name"].lower() != query.lower()))  # exact first, stable
+        if is_macro(places, uri, start, item.get("kind"), container):
+            kind, name = MACRO_KIND, f"{name}!"
+        listed = (name, kind, uri, start["line"], start["character"])
+        if (kinds is None or kind in kinds) and listed not in seen:  # an exported macro is listed twice
+            seen.add(listed)
+            location = places.location(uri, item["location"]["range"])
+            found.append({**location, "name": name, "kind": kind, "container": container})
+    # exact first (a macro's `label!` by `label`), stable
+    found.sort(key=lambda s: (s["name"].removesuffix("!") != query, s["name"].removesuffix("!").lower() != query.lower()))
     search_result: SymbolsResult = {"symbols": found[:limit], "more": max(0, len(found) - limit)}
     return ctx.mark(search_result)
 
@@ -172,12 +182,17 @@ async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsP
     return ctx.mark(result)
 
 
-def _outline(item: dict[str, Any], container: str | None) -> OutlineSymbol:
-    """One documentSymbol as the outline shows it; a flat SymbolInformation list is shown flat."""
+def _outline(item: dict[str, Any], container: str | None,
+             is_macro_at: Callable[[dict[str, int], Any, Any], bool]) -> OutlineSymbol:
+    """One documentSymbol as the outline shows it; a flat SymbolInformation list is shown flat.
+    `is_macro_at(start, kind, container)`: whether the name at `start` is a macro's."""
     lsp_range = item.get("range") or item.get("location", {}).get("range")
+    name, kind = item.get("name", ""), symbol_kind(item.get("kind"), container)
+    if is_macro_at((item.get("selectionRange") or lsp_range)["start"], item.get("kind"), container):
+        name, kind = f"{name}!", MACRO_KIND
     entry: OutlineSymbol = {
-        "name": item.get("name", ""),
-        "kind": symbol_kind(item.get("kind"), container),
+        "name": name,
+        "kind": kind,
         "line": lsp_range["start"]["line"] + 1,
         "end_line": lsp_range["end"]["line"] + 1,
         "detail": item.get("detail") or "",
@@ -187,7 +202,7 @@ def _outline(item: dict[str, Any], container: str | None) -> OutlineSymbol:
         entry["container"] = outer
     children = item.get("children")
     if children:
-        entry["children"] = [_outline(child, entry["name"]) for child in children]
+        entry["children"] = [_outline(child, entry["name"], is_macro_at) for child in children]
     return entry
 
 
