@@ -89,6 +89,12 @@ def test_of_a_private_container_by_its_path_its_items_stay_together():
                                  "// inv::flags::__BitFlags\nconst SELL: u32 = 0")
 
 
+def test_a_macros_completion_is_a_macro_the_rest_keep_lsps_kind():
+    assert mapping.completion_kind({"kind": 3, "label": "vec!(…)"}, "vec!") == "macro"  # the analyzer: a function
+    assert mapping.completion_kind({"kind": 3, "label": "drop(…)"}, "drop") == "function"
+    assert mapping.completion_kind({"kind": 8, "label": "Clone"}, "Clone") == "interface"
+
+
 def test_docs_that_open_with_code_are_not_another_item():
     one = "```rust\nm\n```\n\n```rust\npub fn f()\n```\n\n---\n\n```rust\nf();\n```\n\nCalls it."
     assert hover_of(one) == {"display": "pub fn f()", "documentation": "f();\n\nCalls it."}

@@ -18,6 +18,14 @@ COMPLETION_KIND = {
     21: "constant", 22: "struct", 23: "event", 24: "operator", 25: "type_parameter",
 }
 VARIABLE, KEYWORD, SNIPPET = 6, 14, 15
+MACRO_KIND = "macro"  # the analyzer gives a macro a function's kind: its name or its text tells (relay/symbols.py)
+
+
+def completion_kind(item: dict[str, Any], name: str) -> str:
+    """An entry's kind: LSP's name for it, but a macro's (`vec!`), which the analyzer gives a
+    function's kind, is `macro`."""
+    return MACRO_KIND if name.endswith("!") else COMPLETION_KIND.get(item.get("kind") or 1, "text")
+
 
 # Methods only Option or only Result offer: a sibling among the answers names the receiver.
 _OPTION_ONLY = frozenset({"is_some", "is_none", "is_some_and", "is_none_or", "ok_or", "ok_or_else",
@@ -40,9 +48,6 @@ SYMBOL_KIND = {
     16: "constant", 17: "constant", 18: "constant", 19: "impl", 20: "field", 22: "variant", 23: "struct",
     24: "function", 25: "function", 26: "type_alias",
 }
-MACRO_KIND = "macro"  # the analyzer lists a macro as a function: its text tells (relay/symbols.py)
-
-
 def symbol_kind(kind: int | None, container: str | None) -> str:
     """The protocol's kind of a document or workspace symbol."""
     name = SYMBOL_KIND.get(kind or 0, "symbol")

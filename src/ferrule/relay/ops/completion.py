@@ -91,8 +91,7 @@ async def complete(ctx: OpContext, params: CompleteParams) -> CompleteResult:
         for at, (name, item) in enumerate(best):  # while shown: an entry resolves only against its own text
             if domain_file and name in panicking and not in_test_code():
                 unsafe[at] = await _panics_on_option_or_result(ctx, items, item)
-    kinds = mapping.COMPLETION_KIND
-    entries: list[Entry] = [{"name": name, "kind": kinds.get(item.get("kind") or 1, "text"),
+    entries: list[Entry] = [{"name": name, "kind": mapping.completion_kind(item, name),
                              "type_text": mapping.type_text(item), "unsafe": flagged}
                             for (name, item), flagged in zip(best, unsafe, strict=True)]
     result: CompleteResult = {"entries": entries}
@@ -128,7 +127,6 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
             policy.facts(file.rel, text)
 
         items = await _completion_items(ctx, file, position, shown, meanwhile)
-    kinds = mapping.COMPLETION_KIND
     own, imported = policy.derived(file.rel, text, "declared", _declared)
     ranked: list[tuple[int, str, str, Symbol]] = []
     seen = set()
@@ -142,7 +140,7 @@ async def scope(ctx: OpContext, params: ScopeParams) -> ScopeResult:
             continue
         seen.add(key)
         group = 0 if kind == mapping.VARIABLE or name in own else 1 if name in imported else 2
-        symbol: Symbol = {"name": name, "kind": kinds.get(kind or 1, "text"), "type_text": mapping.type_text(item)}
+        symbol: Symbol = {"name": name, "kind": mapping.completion_kind(item, name), "type_text": mapping.type_text(item)}
         ranked.append((group, item.get("sortText") or "", name, symbol))
     ranked.sort(key=lambda entry: entry[:3])
     limit = SCOPE_MAX_DEFAULT if params.max is None else params.max
