@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from ferrule.project import BadRequest
 from ferrule.relay.sync import SyncSession
 from testkit.live import copy_crate, live_session
 
@@ -61,3 +62,12 @@ def test_completions_and_scope_say_the_standard_library_is_missing(session):
     for result in (complete, scope):
         assert result["degraded"] is True
         assert [w["kind"] for w in result["warnings"]] == ["std-unloaded"]
+
+
+def test_a_std_name_not_found_is_not_called_absent(session):
+    """Without the standard library the analyzer knows none of its items: `Vec::push` is not found,
+    and the refusal says why and how to mend it rather than that no such item exists."""
+    with pytest.raises(BadRequest) as refused:
+        session.call("type", {"symbol": "Vec::push"})
+    assert "did not load the standard library" in refused.value.message
+    assert "RUST_SRC_PATH" in refused.value.recipe

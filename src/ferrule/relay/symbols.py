@@ -218,15 +218,20 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
             f"`symbol` {spec!r} is ambiguous: {len(matching)} matches: " + "; ".join(shown)
             + (f"; and {rest} more" if rest > 0 else ""),
             AMBIGUOUS_RECIPE)
+    # without the standard library the analyzer knows none of its items: "no such name" would be false
+    unloaded = ctx.analyzer.std_error()
+    missing_std = "; rust-analyzer did not load the standard library, so none of its items can be found" \
+        if unloaded is not None else ""
+    recipe = _SEGMENT_RECIPE if unloaded is None else f"{_SEGMENT_RECIPE}; for the standard library's: {unloaded['recipe']}"
     if exact:
         raise BadRequest(
             f"no `{name}` matches {spec!r}; `{name}` is: " + "; ".join(
-                _described(places, s) for s in exact[:CANDIDATES_SHOWN]), _SEGMENT_RECIPE)
+                _described(places, s) for s in exact[:CANDIDATES_SHOWN]) + missing_std, recipe)
     close = difflib.get_close_matches(name, sorted({str(s.get("name")) for s in found
                                                     if not macro or s.get("kind") == _FUNCTION}), n=SUGGESTIONS, cutoff=0.5)
     hint = f"; closest names: {', '.join(close)}" if close else ""
     what = f"macro named `{name}!`" if macro else f"symbol named `{name}`"
-    raise BadRequest(f"no {what} in the workspace or its libraries{hint}", _SEGMENT_RECIPE)
+    raise BadRequest(f"no {what} in the workspace or its libraries{hint}{missing_std}", recipe)
 
 
 async def _as_written(ctx: OpContext, places: Places, segments: list[str], within: str | None = None) -> Target | None:
