@@ -59,6 +59,23 @@ def test_cargo_checkouts_and_the_folders_its_configuration_puts_in_place_of_a_so
     assert elsewhere.shown(str(vendored)) is None, "another project's vendored folder is not this one's library"
 
 
+def test_the_standard_librarys_own_vendored_dependencies_are_libraries(tmp_path):
+    """A toolchain whose `library` workspace vendors its dependencies names them in its own cargo
+    configuration: the analyzer's answers point there (`getopts` for `test`)."""
+    library = tmp_path / "std-src" / "library"
+    (library / ".cargo").mkdir(parents=True)
+    _crates(tmp_path / "std-src" / "registry", "getopts-0.2.24")
+    (library / ".cargo" / "config.toml").write_text('[source.crates-io]\nreplace-with = "std"\n\n'
+                                                    '[source.std]\ndirectory = "../registry"\n')
+    getopts = tmp_path / "std-src" / "registry" / "getopts-0.2.24" / "src" / "lib.rs"
+    roots = LibraryRoots.from_environment({"RUST_SRC_PATH": str(library), "CARGO_HOME": str(tmp_path / "cargo")})
+    assert roots.shown(str(getopts))[0] == "getopts-0.2.24/src/lib.rs"
+    bare = tmp_path / "bare" / "library"
+    bare.mkdir(parents=True)
+    elsewhere = LibraryRoots.from_environment({"RUST_SRC_PATH": str(bare), "CARGO_HOME": str(tmp_path / "cargo")})
+    assert elsewhere.shown(str(getopts)) is None, "another toolchain's vendored folder is not this one's library"
+
+
 @pytest.mark.parametrize(("directory", "crates_in"), [
     ("..", "work"), (".", "work/app"), ("../..", ""),  # a folder holding the project, crates or not
     ("/", None), ("{home}", None),

@@ -3,8 +3,9 @@ outside it whose files the relay reads (read-only, to show a location's line).
 
 The standard library's sources (RUST_SRC_PATH, else the rustc sysroot's `lib/rustlib/src/rust/library`);
 where cargo unpacks dependencies: the registry's crates (`$CARGO_HOME/registry/src/<index>/`), git
-checkouts (`$CARGO_HOME/git/checkouts/`), and the folders cargo's configuration puts in place of a
-source (`[source.vendored] directory = "..."`: `cargo vendor`, distributions' packaged crates). A
+checkouts (`$CARGO_HOME/git/checkouts/`), and the folders cargo's configuration (the project's, and
+the standard library's own workspace's) puts in place of a source (`[source.vendored] directory =
+"..."`: `cargo vendor`, distributions' packaged crates, a toolchain's vendored std dependencies). A
 library file is shown by its path under its root: `alloc/src/vec/mod.rs`, `serde-1.0.152/src/de/mod.rs`,
 `either-3f1a2b4c/9c8d7e6/src/lib.rs`.
 """
@@ -115,7 +116,12 @@ class LibraryRoots:
                     roots.append((prefix, 0))
         cargo_home = environ.get("CARGO_HOME") or os.path.join(os.path.expanduser("~"), ".cargo")
         roots += [(prefix, 1) for prefix in _prefixes(os.path.join(cargo_home, "registry", "src"))]
-        for folder in [os.path.join(cargo_home, "git", "checkouts"), *_directory_sources(project, cargo_home)]:
+        # the standard library's own dependencies (`getopts`, for `test`) come from where cargo's
+        # configuration for the library's workspace puts them: a toolchain that vendors them names them there
+        std_sources = [folder for source in sources if source and os.path.isdir(source)
+                       for folder in _directory_sources(Path(source), cargo_home)]
+        for folder in [os.path.join(cargo_home, "git", "checkouts"), *_directory_sources(project, cargo_home),
+                       *std_sources]:
             roots += [(prefix, 0) for prefix in _prefixes(folder) if (prefix, 0) not in roots]
         return cls(roots)
 
