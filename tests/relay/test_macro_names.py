@@ -21,7 +21,8 @@ FILES = {
     "src/macros.rs": (
         "/// Whole units to cents.\nmacro_rules! cents {\n    ($e:expr) => { ($e as u64) * 100 };\n}\n\n"
         "/// A label with the unit.\n#[macro_export]\nmacro_rules! label {\n"
-        "    ($v:expr) => { format!(\"{} cents\", $v) };\n}\n"),
+        "    ($v:expr) => { format!(\"{} cents\", $v) };\n}\n\n"
+        "mod inner {\n    #[allow(unused_macros)]\n    macro_rules! deep {\n        () => {};\n    }\n}\n"),
     "src/flags.rs": (
         "use bitflags::bitflags;\n\nbitflags! {\n    /// What an item may do.\n    pub struct Caps: u32 {\n"
         "        /// It can be sold.\n        const SELL = 0b01;\n        const SHIP = 0b10;\n    }\n}\n\n"
@@ -65,9 +66,16 @@ def test_a_bare_name_lists_the_macro_as_it_is_asked_for(session):
     assert "Priced::label (method) at src/store.rs:3" in refused.value.message
 
 
-def test_an_unknown_macro_is_named_as_a_macro(session):
-    with pytest.raises(BadRequest, match=r"no macro named `nope!`"):
-        session.call("definition", {"symbol": "nope!"})
+@pytest.mark.parametrize(("symbol", "refusal"), [
+    ("nope!", "no macro named `nope!`"),
+    ("Item!", "no macro named `Item!`"),  # not the struct: `Item! {}` as code resolves `Item` in every namespace
+    ("Item::price!", "no macro named `price!`"),  # nor a method
+    ("Priced::label!", "no `label` matches 'Priced::label!'; `label` is: label! (macro) at src/macros.rs:8"),
+])
+def test_a_name_with_a_bang_that_names_no_macro_is_refused(session, symbol, refusal):
+    with pytest.raises(BadRequest) as refused:
+        session.call("definition", {"symbol": symbol})
+    assert refusal in refused.value.message
 
 
 def test_the_uses_of_a_project_macro_by_its_name(session):
@@ -80,7 +88,8 @@ def test_the_symbol_search_and_the_outline_call_a_macro_a_macro(session):
     listed = [(s["name"], s["kind"]) for s in session.call("symbols", {"query": "label"})["symbols"]]
     assert listed.count(("label!", "macro")) == 1 and ("label", "method") in listed  # an exported macro is listed twice
     outline = session.call("symbols", {"file": "src/macros.rs"})["symbols"]
-    assert [(s["name"], s["kind"]) for s in outline] == [("cents!", "macro"), ("label!", "macro")]
+    assert [(s["name"], s["kind"]) for s in outline] == [("cents!", "macro"), ("label!", "macro"), ("inner", "module")]
+    assert [(s["name"], s["kind"]) for s in outline[2]["children"]] == [("deep!", "macro")]  # in a module too
     only = session.call("symbols", {"query": "label", "kinds": ["macro"]})["symbols"]
     assert [s["name"] for s in only] == ["label!"]
 

@@ -57,12 +57,13 @@ def test_a_generic_types_notable_traits_are_left_out_a_plain_ones_stay():
 
 # rust-analyzer 1.96's hover of a flag in `bitflags! { pub struct Caps: u32 { /// Sells. const SELL = 1; } }`:
 # the name stands for each item the macro makes of it, their hovers joined by rules
-_FLAG = "\n\n---\n\n".join([
+_FLAG = "\n" + "\n\n---\n\n".join([
     "```rust\ninv::flags::__BitFlags\n```\n\n```rust\ntrait __BitFlags\nfn SELL(&self) -> bool\n```\n\n---\n\n"
     "Implements notable traits: `Read`, `Write`",
     "```rust\ninv::flags::Caps\n```\n\n```rust\npub(in ...) fn SELL(&self) -> bool\n```",
     "```rust\ninv::flags::Caps\n```\n\n```rust\npub const SELL: Self = Caps { bits: 1 }\n```\n\n---\n\nSells.",
     "```rust\ninv::flags::__BitFlags\n```\n\n```rust\nconst SELL: u32 = 0\n```",
+    "```rust\ninv::flags::Caps\n```\n\n```rust\npub(in ...) const SELL: u32 = 1\n```",
 ])
 
 
@@ -71,6 +72,7 @@ def test_a_name_that_stands_for_several_items_shows_each_the_most_visible_first(
     assert shown["display"].split("\n\n") == [
         "// inv::flags::Caps\npub const SELL: Self = Caps { bits: 1 }",
         "// inv::flags::Caps\npub(in ...) fn SELL(&self) -> bool",
+        "// inv::flags::Caps\npub(in ...) const SELL: u32 = 1",
         "// inv::flags::__BitFlags\ntrait __BitFlags\nfn SELL(&self) -> bool",
         "// inv::flags::__BitFlags\nconst SELL: u32 = 0",
     ]
@@ -89,15 +91,28 @@ def test_of_a_private_container_by_its_path_its_items_stay_together():
                                  "// inv::flags::__BitFlags\nconst SELL: u32 = 0")
 
 
-def test_a_macros_completion_is_a_macro_the_rest_keep_lsps_kind():
-    assert mapping.completion_kind({"kind": 3, "label": "vec!(…)"}, "vec!") == "macro"  # the analyzer: a function
-    assert mapping.completion_kind({"kind": 3, "label": "drop(…)"}, "drop") == "function"
-    assert mapping.completion_kind({"kind": 8, "label": "Clone"}, "Clone") == "interface"
+def test_a_shorthand_fields_local_comes_before_the_field():
+    """rust-analyzer 1.96 on `x` in `Foo { x, y }`: the name is the local and the field; the local is what
+    the code there holds, and stays first."""
+    hover = "```rust\nx: u32\n```\n\n---\n\n```rust\np2::Foo\n```\n\n```rust\npub x: u32\n```\n\n---\n\nThe x."
+    assert hover_of(hover) == {"display": "x: u32\n\n// p2::Foo\npub x: u32", "documentation": "The x."}
 
 
 def test_docs_that_open_with_code_are_not_another_item():
     one = "```rust\nm\n```\n\n```rust\npub fn f()\n```\n\n---\n\n```rust\nf();\n```\n\nCalls it."
     assert hover_of(one) == {"display": "pub fn f()", "documentation": "f();\n\nCalls it."}
+    # an example and its output after a rule in the docs: two code blocks, but no path heads them
+    ruled = ("```rust\np2\n```\n\n```rust\npub fn ruled()\n```\n\n---\n\nFirst.\n\n---\n\n"
+             "```rust\nlet a = 1;\n```\n\n```text\nout\n```")
+    shown = hover_of(ruled)
+    assert shown["display"] == "pub fn ruled()" and "let a = 1;" in shown["documentation"]
+
+
+def test_a_macros_completion_is_a_macro_the_rest_keep_lsps_kind():
+    assert mapping.completion_kind({"kind": 3, "label": "vec!(…)"}, "vec!") == "macro"  # the analyzer: a function
+    assert mapping.completion_kind({"kind": 3, "label": "drop(…)"}, "drop") == "function"
+    assert mapping.completion_kind({"kind": 8, "label": "Clone"}, "Clone") == "interface"
+    assert mapping.completion_kind({"kind": 14, "label": "x!"}, "x!") == "keyword"  # not a function: as LSP says
 
 
 def test_notable_traits_of_a_value_stay():

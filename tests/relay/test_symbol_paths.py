@@ -7,7 +7,14 @@ import pytest
 from ferrule.fastframe import LineIndex
 from ferrule.project import BadRequest
 from ferrule.relay.ops.navigation import _capped_tree
-from ferrule.relay.symbols import _crate_name, _preferred, _qualified_by, _spells_another, split_path
+from ferrule.relay.symbols import (
+    _crate_name,
+    _preferred,
+    _qualified_by,
+    _spells_another,
+    is_macro,
+    split_path,
+)
 
 
 def test_a_path_is_split_into_segments_and_a_leading_crate_dropped():
@@ -124,3 +131,55 @@ def test_a_place_that_spells_a_macro_is_told_from_the_items_own(location, anothe
     places = _OneFile("macro_rules! uint_impl {\n    pub fn checked_add(self) -> u8 { 0 }\n    }\n"
                       "    uint_impl! {\n        u8\n    }\n    core::uint_impl! {\n    }\n")
     assert _spells_another(places, location, "checked_add") is another
+
+
+_MACROS = """macro_rules! tally {
+    () => {};
+}
+pub macro gen($x:expr) { $x }
+#[proc_macro]
+/// Builds.
+///
+/// At length.
+// a note
+#[inline]
+pub fn build(input: TokenStream) -> TokenStream { input }
+fn helper() {}
+#[proc_macro] pub fn inline(input: TokenStream) -> TokenStream { input }
+// #[proc_macro]
+fn commented() {}
+fn tally() {}
+"""
+
+
+class _Unreadable:
+    def file(self, uri):
+        return uri, True, None, None
+
+
+@pytest.mark.parametrize(("line", "name", "macro"), [
+    (0, "tally", True),  # macro_rules!
+    (3, "gen", True),  # a declarative macro 2.0
+    (10, "build", True),  # under #[proc_macro], past its docs, a comment and another attribute
+    (11, "helper", False),  # the function after it
+    (12, "inline", True),  # the attribute on the function's line
+    (14, "commented", False),  # an attribute in a comment is no attribute
+    (15, "tally", False),  # a function of a macro's name
+])
+def test_a_macro_is_told_by_the_text_that_defines_it(line, name, macro):
+    start = {"line": line, "character": _MACROS.split("\n")[line].index(name)}
+    assert is_macro(_OneFile(_MACROS), "file:///m.rs", start, 12) is macro
+    assert is_macro(_OneFile(_MACROS), "file:///m.rs", start, 6) is False  # a method's kind: never
+
+
+def test_an_unreadable_macro_is_told_by_its_kind_only_where_a_macro_is_asked_for():
+    start = {"line": 0, "character": 0}
+    assert is_macro(_Unreadable(), "file:///x.rs", start, 12) is False  # the outline, the search: not claimed
+    assert is_macro(_Unreadable(), "file:///x.rs", start, 12, unreadable=True) is True
+    assert is_macro(_Unreadable(), "file:///x.rs", start, 12, "Trait", unreadable=True) is False  # a trait's method
+
+
+@pytest.mark.parametrize("spec", ["vec!::new", "a!::b", "vec!!", "!"])
+def test_a_bang_ends_the_last_segment_alone(spec):
+    with pytest.raises(BadRequest):
+        split_path(spec)

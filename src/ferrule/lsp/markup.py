@@ -8,6 +8,7 @@ from typing import Any
 _FENCES = ("```", "~~~")
 _FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 _RULES = re.compile(r"^[ \t]*(?:---+|\*\*\*+|___+)[ \t]*$", re.MULTILINE)
+_PATH = re.compile(r"(?:r#)?[^\W\d]\w*(?:::(?:r#)?[^\W\d]\w*)*")  # a container's path: `inv::flags::Caps`
 _RULE_THEN_CODE = re.compile(r"^[ \t]*(?:---+|\*\*\*+|___+)[ \t]*\n(?:[ \t]*\n)*[ \t]*(?:```|~~~)", re.MULTILINE)
 _LINK_DEFS = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+[^\n]*$", re.MULTILINE)
 _HEADINGS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
@@ -55,7 +56,7 @@ def split_hover(markdown: str) -> tuple[str, str]:
 def hover_container(markdown: str) -> str:
     """The path of the item's container (`inv::flags::Caps`): the header's code block before the
     signature; empty when the header has the signature alone (a local, a crate)."""
-    blocks = _hover_parts(markdown)[0]
+    blocks = _hover_parts(markdown, header_only=True)[0]
     return "\n".join(blocks[-2]).strip() if len(blocks) >= 2 else ""
 
 
@@ -82,23 +83,31 @@ def hover_items(markdown: str) -> list[str]:
 
 
 def _opens_header(lines: list[str], at: int) -> bool:
-    """Whether two code blocks open at line `at`, only blank lines before and between them."""
-    for _ in range(2):
+    """Whether an item's header opens at line `at`: a code block holding a path alone (its container,
+    `inv::flags::Caps`), then a code block (its signature), only blank lines before and between them.
+    A doc example after a rule in the docs is code, not a path."""
+    for block in range(2):
         while at < len(lines) and not lines[at].strip():
             at += 1
         if at >= len(lines) or not lines[at].strip().startswith(_FENCES):
             return False
-        at += 1
+        opened = at = at + 1
         while at < len(lines) and not lines[at].strip().startswith(_FENCES):
             at += 1
-        if at >= len(lines):
+        if at >= len(lines) or (block == 0 and (at != opened + 1 or not _PATH.fullmatch(lines[opened].strip()))):
             return False
         at += 1
     return True
 
 
-def _hover_parts(markdown: str) -> tuple[list[list[str]], list[str], list[str]]:
-    """(the header's code blocks, its prose lines, the lines after the first rule)."""
+def hover_signature(markdown: str) -> str:
+    """The signature alone (`split_hover`'s display, the docs left unread): cheap on long docs."""
+    blocks = _hover_parts(markdown, header_only=True)[0]
+    return "\n".join(blocks[-1]).strip() if blocks else ""
+
+
+def _hover_parts(markdown: str, *, header_only: bool = False) -> tuple[list[list[str]], list[str], list[str]]:
+    """(the header's code blocks, its prose lines, the lines after the first rule: none if `header_only`)."""
     blocks: list[list[str]] = []
     prose_head: list[str] = []
     rest: list[str] = []
@@ -106,6 +115,8 @@ def _hover_parts(markdown: str) -> tuple[list[list[str]], list[str], list[str]]:
     header_done = False
     for line in markdown.split("\n"):
         if header_done:
+            if header_only:
+                break
             rest.append(line)
             continue
         bare = line.strip()

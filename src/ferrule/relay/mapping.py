@@ -6,7 +6,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from ferrule.lsp.markup import hover_container, hover_items, hover_markdown, split_hover
+from ferrule.lsp.markup import hover_container, hover_items, hover_markdown, hover_signature, split_hover
 from ferrule.relay.results import TypeResult
 
 SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
@@ -18,13 +18,15 @@ COMPLETION_KIND = {
     21: "constant", 22: "struct", 23: "event", 24: "operator", 25: "type_parameter",
 }
 VARIABLE, KEYWORD, SNIPPET = 6, 14, 15
+_COMPLETION_FUNCTION = 3
 MACRO_KIND = "macro"  # the analyzer gives a macro a function's kind: its name or its text tells (relay/symbols.py)
 
 
 def completion_kind(item: dict[str, Any], name: str) -> str:
     """An entry's kind: LSP's name for it, but a macro's (`vec!`), which the analyzer gives a
     function's kind, is `macro`."""
-    return MACRO_KIND if name.endswith("!") else COMPLETION_KIND.get(item.get("kind") or 1, "text")
+    kind = item.get("kind") or 1
+    return MACRO_KIND if kind == _COMPLETION_FUNCTION and name.endswith("!") else COMPLETION_KIND.get(kind, "text")
 
 
 # Methods only Option or only Result offer: a sibling among the answers names the receiver.
@@ -184,9 +186,10 @@ def receiver_is_option_or_result(items: list[dict[str, Any]], item: dict[str, An
 
 def hover_to_type(result: Any, named: list[str] | None = None) -> TypeResult:
     """The hover as a type answer. Where a name stands for several items (a macro's input it expands
-    into several), the answer shows each, the most visible first, under its container path; `named`,
-    the path segments an agent named the item by (`["Caps", "SELL"]`), keeps the one it means: the
-    most visible of those in the container it named."""
+    into several; a shorthand field, the local and the field), the answer shows each under its
+    container path, a local first, then the most visible; `named`, the path segments an agent named
+    the item by (`["Caps", "SELL"]`), keeps the one it means: the most visible of those in the
+    container it named."""
     if not result:
         return {"display": "", "documentation": ""}
     items = [_without_an_items_notable_traits(item) for item in hover_items(hover_markdown(result.get("contents")))]
@@ -206,15 +209,17 @@ def hover_to_type(result: Any, named: list[str] | None = None) -> TypeResult:
 
 
 def _meant(items: list[str], named: list[str] | None) -> list[str]:
-    """Several items of one name, the most visible first (`pub`, then `pub(...)`, then private); by a
-    path (`named`), those of the container it names, and of them the most visible alone."""
-    ranked = sorted(items, key=lambda item: _visibility(split_hover(item)[0]))
+    """Several items of one name, a local first (no container), then by visibility (`pub`, then
+    `pub(...)`, then private); by a path (`named`), those of the container it names, and of them the
+    most visible alone."""
+    ranked = sorted(((bool(hover_container(item)), _visibility(hover_signature(item)), item) for item in items),
+                    key=lambda entry: entry[:2])
     if named is None:
-        return ranked
+        return [item for _, _, item in ranked]
     if len(named) > 1:
-        ranked = [item for item in ranked if hover_container(item).rsplit("::", 1)[-1] == named[-2]] or ranked
-    best = _visibility(split_hover(ranked[0])[0])
-    return [item for item in ranked if _visibility(split_hover(item)[0]) == best]
+        ranked = [entry for entry in ranked if hover_container(entry[2]).rsplit("::", 1)[-1] == named[-2]] or ranked
+    best = ranked[0][:2]
+    return [item for *rank, item in ranked if tuple(rank) == best]
 
 
 def _visibility(signature: str) -> int:

@@ -39,7 +39,7 @@ _TYPE_NAME = re.compile(r"(?:[\w:]+::)?(\w+)")
 _WORD_END = re.compile(r"\w*$")
 _WORD_START = re.compile(r"\w*")
 _MACRO_KEYWORD = re.compile(rb"(?:\bmacro_rules!|\bmacro)\s*$")  # what stands before a macro's name where it is defined
-_ATTRIBUTE_LINES = 3  # how far above a function its `#[proc_macro]` may stand
+_ATTRIBUTE_LINES = 40  # how far above a function its `#[proc_macro]` may stand, past its docs
 _MACRO_CALL = re.compile(rb"(?:\w+::)*(?!macro_rules!)(\w+)!")  # a call (`paste::paste!` too), not a definition
 # the primitive types code names, each documented in core's `mod prim_<name>` (primitive_docs.rs)
 _PRIMITIVES = frozenset("bool char str i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f16 f32 f64 f128".split())
@@ -99,7 +99,8 @@ def split_path(spec: str) -> list[str]:
     segments = [segment.strip() for segment in spec.strip().split("::")]
     if segments and segments[0] == "crate":
         segments = segments[1:]
-    if not segments or not all(mapping.is_rust_name(segment.removesuffix("!")) for segment in segments):
+    names = [*segments[:-1], segments[-1].removesuffix("!")] if segments else []  # a `!` ends the last alone: `vec!`
+    if not segments or not all(mapping.is_rust_name(name) and not name.endswith("!") for name in names):
         raise BadRequest(f"`symbol` {spec!r} is not a Rust name or path", _SEGMENT_RECIPE)
     return segments
 
@@ -169,7 +170,7 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
             found += await workspace_symbols(ctx, name, libraries=True, types_only=True)
             exact = _unique(_named(places, found, name, macro))
         matching = await _qualified(ctx, places, exact, qualifiers)
-    if not matching and qualifiers:  # the search answers 128 names at most: `new` may be past them
+    if not matching and qualifiers and not macro:  # the search answers 128 names at most: `new` may be past them
         matching = await _members(ctx, qualifiers, name)
     definitions = [s for s in matching if not _is_reexport(places, s)]
     matching = _unique(definitions or matching)
@@ -193,7 +194,8 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
         return Target.of(location["uri"], location["range"])
     if as_written and not matching:  # not a listed item (`u32`, `str::len`): the path as code names it
         written = await _as_written(ctx, places, segments)
-        if written is not None:
+        # `S! {}` resolves `S` in every namespace: a macro's name must reach a macro
+        if written is not None and (not macro or defines_macro(places, written.uri, written.position)):
             return written
         if len(segments) == 1 and name in _PRIMITIVES:  # placed by newer analyzers only: at its docs, as they do
             docs = _unique([s for s in await workspace_symbols(ctx, f"prim_{name}", libraries=True)
@@ -227,8 +229,8 @@ async def resolve(ctx: OpContext, spec: str, *, as_written: bool = True) -> Targ
         raise BadRequest(
             f"no `{name}` matches {spec!r}; `{name}` is: " + "; ".join(
                 _described(places, s) for s in exact[:CANDIDATES_SHOWN]) + missing_std, recipe)
-    close = difflib.get_close_matches(name, sorted({str(s.get("name")) for s in found
-                                                    if not macro or s.get("kind") == _FUNCTION}), n=SUGGESTIONS, cutoff=0.5)
+    names = {str(s.get("name")) + ("!" if macro else "") for s in found if not macro or _is_macro(places, s)}
+    close = difflib.get_close_matches(name + ("!" if macro else ""), sorted(names), n=SUGGESTIONS, cutoff=0.5)
     hint = f"; closest names: {', '.join(close)}" if close else ""
     what = f"macro named `{name}!`" if macro else f"symbol named `{name}`"
     raise BadRequest(f"no {what} in the workspace or its libraries{hint}{missing_std}", recipe)
@@ -452,28 +454,44 @@ def _crate_name(folder: str) -> str:
 def _named(places: Places, symbols: list[dict[str, Any]], name: str, macro: bool) -> list[dict[str, Any]]:
     """The search's matches of `name` exactly; for a macro's (`bitflags!`), the macros alone: the
     crate, the module or the method of that name is not it."""
-    return [s for s in symbols if s.get("name") == name and (not macro or _is_macro(places, s))]
+    return [s for s in symbols if s.get("name") == name and (not macro or _is_macro(places, s, unreadable=True))]
 
 
-def is_macro(places: Places, uri: str, start: dict[str, int], kind: Any, container: Any) -> bool:
-    """Whether a symbol named at `start` of the document at `uri` is a macro: the analyzer lists one as
-    a function with no container, and the text says which (`macro_rules! name`, `macro name`, a
-    function under `#[proc_macro]`); by the kind alone when the text cannot be read."""
-    if kind != _FUNCTION or container:
+def is_macro(places: Places, uri: str, start: dict[str, int], kind: Any, container: Any = None, *,
+             unreadable: bool = False) -> bool:
+    """Whether the symbol whose name is at `start` of the document at `uri` is a macro: the analyzer
+    lists one as a function, and the text says which (`macro_rules! name`, `macro name`, a function
+    under `#[proc_macro]`). `unreadable`: the answer when the text cannot be read, for a function of
+    no container."""
+    if kind != _FUNCTION:
         return False
+    defined = defines_macro(places, uri, start)
+    return defined if defined is not None else unreadable and not container
+
+
+def defines_macro(places: Places, uri: str, start: dict[str, int]) -> bool | None:
+    """Whether the text at `start` names a macro where it is defined; None when it cannot be read."""
     _, _, index, _ = places.file(uri)
-    if index is None or not 0 <= start["line"] < index.line_count:
+    line = start["line"]
+    if index is None or not 0 <= line < index.line_count:
+        return None
+    before = index.line(line).encode("utf-8")[:places.column(index, line, start["character"])]
+    if _MACRO_KEYWORD.search(before) is not None or b"#[proc_macro]" in before:
         return True
-    before = index.line(start["line"]).encode("utf-8")[:places.column(index, start["line"], start["character"])]
-    if _MACRO_KEYWORD.search(before) is not None:
-        return True
-    return any(b"#[proc_macro]" in index.line(above).encode("utf-8")
-               for above in range(max(0, start["line"] - _ATTRIBUTE_LINES), start["line"]))
+    for above in range(line - 1, max(-1, line - 1 - _ATTRIBUTE_LINES), -1):  # its attributes, docs between
+        text = index.line(above).strip()
+        attribute = text.startswith("#[") and text.endswith("]")  # alone on its line: not an item's start
+        if attribute and text == "#[proc_macro]":
+            return True
+        if text and not attribute and not text.startswith("//"):
+            break
+    return False
 
 
-def _is_macro(places: Places, symbol: dict[str, Any]) -> bool:
+def _is_macro(places: Places, symbol: dict[str, Any], *, unreadable: bool = False) -> bool:
     location = symbol["location"]
-    return is_macro(places, location["uri"], location["range"]["start"], symbol.get("kind"), symbol.get("containerName"))
+    return is_macro(places, location["uri"], location["range"]["start"], symbol.get("kind"),
+                    symbol.get("containerName"), unreadable=unreadable)
 
 
 def _is_reexport(places: Places, symbol: dict[str, Any]) -> bool:
@@ -526,5 +544,5 @@ def _described(places: Places, symbol: dict[str, Any]) -> str:
     return f"{qualified} ({mapping.symbol_kind(symbol.get('kind'), container)}) at {location['file']}:{location['line']}"
 
 
-__all__ = ["AMBIGUOUS_RECIPE", "Target", "doc_examples", "is_macro", "resolve", "split_path", "target",
+__all__ = ["AMBIGUOUS_RECIPE", "Target", "defines_macro", "doc_examples", "is_macro", "resolve", "split_path", "target",
            "workspace_symbols"]

@@ -183,12 +183,12 @@ async def _locations(ctx: OpContext, params: DefinitionParams | ImplementationsP
 
 
 def _outline(item: dict[str, Any], container: str | None,
-             is_macro_at: Callable[[dict[str, int], Any, Any], bool]) -> OutlineSymbol:
+             is_macro_at: Callable[[dict[str, int], Any], bool]) -> OutlineSymbol:
     """One documentSymbol as the outline shows it; a flat SymbolInformation list is shown flat.
-    `is_macro_at(start, kind, container)`: whether the name at `start` is a macro's."""
+    `is_macro_at(start, kind)`: whether the name at `start` is a macro's (in a module too)."""
     lsp_range = item.get("range") or item.get("location", {}).get("range")
     name, kind = item.get("name", ""), symbol_kind(item.get("kind"), container)
-    if is_macro_at((item.get("selectionRange") or lsp_range)["start"], item.get("kind"), container):
+    if is_macro_at((item.get("selectionRange") or lsp_range)["start"], item.get("kind")):
         name, kind = f"{name}!", MACRO_KIND
     entry: OutlineSymbol = {
         "name": name,
