@@ -115,6 +115,14 @@ def test_rustcs_other_places_notes_and_help_come_with_its_diagnostic(tmp_path):
     assert "related" not in plain[0]
 
 
+def test_a_suggestion_the_help_already_quotes_is_not_repeated(tmp_path):
+    missing = _rustc("error", "E0046", [_span("src/lib.rs", 5, primary=True)], [
+        _child("help", "implement the missing item: `fn price(&self) -> u64 { todo!() }`",
+               _suggesting("src/lib.rs", 5, 1, 1, "fn price(&self) -> u64 { todo!() }\n", "HasPlaceholders"))])
+    [found] = diagnostics([missing], str(tmp_path), lambda rel, line: "")
+    assert found["related"] == ["help: implement the missing item: `fn price(&self) -> u64 { todo!() }`"]
+
+
 def test_rustcs_suggested_fixes_are_edits_at_byte_columns_of_the_projects_files(tmp_path):
     tree = str(tmp_path)
     text = {"src/lib.rs": ['pub fn f() -> usize { let s = "é"; let v = vec![s]; let w = v; v.len() + w.len() }'],
@@ -140,7 +148,7 @@ def test_rustcs_suggested_fixes_are_edits_at_byte_columns_of_the_projects_files(
     assert found == [
         Suggestion("src/lib.rs", 1, "E0382", "consider cloning the value if the performance cost is acceptable: "
                    "`.clone()`", (("src/lib.rs", 1, byte, 1, byte, ".clone()"),)),
-        Suggestion("src/lib.rs", 1, "E0277", "consider annotating `Key` with `#[derive(Hash)]`: `#[derive(Hash)]`",
+        Suggestion("src/lib.rs", 1, "E0277", "consider annotating `Key` with `#[derive(Hash)]`",
                    (("src/key.rs", 1, 0, 1, 0, "#[derive(Hash)]\n"),)),
         # choices over one place: each its own fix, never all applied at once
         *(Suggestion("src/lib.rs", 1, "E0412", f"consider importing one of these items: `use {path};`",

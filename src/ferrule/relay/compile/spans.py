@@ -99,7 +99,11 @@ def _help_text(child: dict[str, Any]) -> str:
     others = len(shown) - 1
     more = "" if not others else (f" or {others} other{'s' if others > 1 else ''}" if _alternatives(spans)
                                   else f" and {others} more edit{'s' if others > 1 else ''}")
-    return str(child.get("message") or "") + (f": `{shown[0]}`{more}" if shown else "")
+    message = str(child.get("message") or "")
+    if not shown:
+        return message
+    # rustc may quote its suggestion in the message itself ("implement the missing item: `fn f()`")
+    return message + ("" if f"`{shown[0]}`" in message else f": `{shown[0]}`") + more
 
 
 def _related(message: dict[str, Any], rel: str, tree: str) -> list[str]:
