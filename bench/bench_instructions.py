@@ -1,0 +1,147 @@
+"""Instructions per lockstep tools/call, counted: the figure wall-clock runs on a shared machine cannot
+hold steady to a few per cent.
+
+Each server answers the benchmark's echo call (bench/peers/) in process, one line per read over the
+same in-memory channel, under valgrind's cachegrind (`--cache-sim=no`: the instructions executed,
+the same to about 0.1 % run to run). A count at two call counts, differenced and divided by the extra
+calls, is the server's own work per call, its start-up and the channel's set-up taken off:
+- the bare orjson loop: parse, answer, encode (bench/peers/bare_loop.py's work, the ceiling);
+- `ferrule.mcp.Server` with its compiled twins, and with the pure-Python ones: the whole route of a
+  call, the schema check and the capture window included, as over stdio.
+What this leaves out is the kernel's share (the reads, the writes, the wake-ups), the same for every
+server; the lockstep rates of bench_mcp.py and bench_dropin.py put it back.
+
+Needs valgrind (it says so and measures nothing without it). Run: `python bench/bench_instructions.py
+[--quick]`, or `python bench/run.py --only bench_instructions`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from orjson import dumps, loads  # noqa: E402
+
+from _report import print_table  # noqa: E402
+from ferrule.mcp.transport import Transport  # noqa: E402
+
+CALL = (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo",'
+        b'"arguments":{"text":"hello, world"}}}')
+INITIALIZE = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+              b'"capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}')
+SERVERS = {  # name: (target, environment)
+    "hand-written orjson loop": ("loop", {}),
+    "ferrule.mcp.Server (C twins)": ("native", {}),
+    "ferrule.mcp.Server (Python twins)": ("native", {"FERRULE_NO_EXTENSIONS": "1"}),
+}
+_REFS = re.compile(rb"I\s+refs:\s+([\d,]+)")
+
+
+class _Channel(Transport):
+    """`initialize`, then the call `calls` times, one line per read, then the end; the answers counted
+    and dropped."""
+
+    # the route a call takes over stdio: the run's capture session (a window per call), and stdin
+    # already away from the tools (StdioTransport moves fd 0 once, so no call guards it on its own)
+    session_capture = True
+    stdin_is_private = True
+
+    def __init__(self, calls: int) -> None:
+        self.lines = [INITIALIZE]
+        self.left = calls
+        self.answers = 0
+        self.last = b""
+
+    def read_batch(self) -> list[bytes] | None:
+        if self.lines:
+            return [self.lines.pop()]
+        if self.left <= 0:
+            return None
+        self.left -= 1
+        return [CALL]
+
+    def write_lines(self, lines: list[bytes]) -> None:
+        self.answers += len(lines)
+        self.last = lines[-1]
+
+
+def _serve_loop(channel: _Channel) -> None:
+    """bare_loop.py's work over the channel."""
+    while (batch := channel.read_batch()) is not None:
+        msg = loads(batch[0])
+        if msg["method"] == "tools/call":
+            result = {"content": [{"type": "text", "text": msg["params"]["arguments"]["text"]}], "isError": False}
+        else:
+            result = {}
+        channel.write_lines([dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result})])
+
+
+def _serve_native(channel: _Channel) -> None:
+    from ferrule_echo import echo  # bench/peers: the tool the wall-clock benchmarks serve
+
+    from ferrule.mcp import Server
+
+    Server("bench-echo", "1.0", [echo]).run(channel)
+
+
+def target(kind: str, calls: int) -> None:
+    """Serve `calls` echo calls in this process (what valgrind counts)."""
+    sys.path.insert(0, str(HERE / "peers"))
+    channel = _Channel(calls)
+    (_serve_loop if kind == "loop" else _serve_native)(channel)
+    if channel.answers != calls + 1 or b'"text":"hello, world"' not in channel.last or b'"isError":false' not in channel.last:
+        raise SystemExit(f"{kind}: {channel.answers} answers to {calls} calls and initialize, the last {channel.last!r}")
+
+
+def _count(kind: str, env: dict[str, str], calls: int, scratch: Path) -> int:
+    log = scratch / f"{kind}-{calls}.log"
+    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+               f"--log-file={log}", sys.executable, str(Path(__file__).resolve()), "--target", kind, str(calls)]
+    done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{kind} under valgrind exited {done.returncode}: {done.stderr.decode()[-2000:]}")
+    found = _REFS.search(log.read_bytes())
+    if found is None:
+        raise RuntimeError(f"no instruction count in {log}")
+    return int(found.group(1).replace(b",", b""))
+
+
+def main(quick: bool = False) -> dict[str, float]:
+    if shutil.which("valgrind") is None:
+        print("\n## Instructions per tools/call\nvalgrind is not installed: no instruction counts (apt install valgrind)")
+        return {}
+    low, high = (500, 2_500) if quick else (2_000, 12_000)
+    per_call: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="ferrule-instructions-") as scratch:
+        for name, (kind, env) in SERVERS.items():
+            counts = [_count(kind, env, calls, Path(scratch)) for calls in (low, high)]
+            per_call[name] = (counts[1] - counts[0]) / (high - low)
+    loop = per_call["hand-written orjson loop"]
+    print_table(
+        "Instructions per lockstep tools/call, in process" + (" (quick)" if quick else ""),
+        ["server", "instructions per call", "vs the loop"],
+        [[name, round(count), f"{loop / count:.2f}x"] for name, count in per_call.items()],
+        f"Python {sys.version.split()[0]}; cachegrind's instruction count at {low:,} and {high:,} calls, "
+        "differenced; the kernel's share (reads, writes, wake-ups) is not in it.",
+    )
+    return per_call
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a short run (CI)")
+    parser.add_argument("--target", nargs=2, metavar=("KIND", "CALLS"), help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.target:
+        target(arguments.target[0], int(arguments.target[1]))
+    else:
+        main(arguments.quick)
