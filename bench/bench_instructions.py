@@ -3,13 +3,15 @@ hold steady to a few per cent.
 
 Each server answers the benchmark's echo call (bench/peers/) in process, one line per read over the
 same in-memory channel, under valgrind's cachegrind (`--cache-sim=no`: the instructions executed,
-the same to about 0.1 % run to run). A count at two call counts, differenced and divided by the extra
-calls, is the server's own work per call, its start-up and the channel's set-up taken off:
+the same from run to run with the hash seed fixed). A count at two call counts, differenced and
+divided by the extra calls, is the work per call, start-up taken off; the channel's own per call (a
+run that only drives it) is taken off too, leaving the server's:
 - the bare orjson loop: parse, answer, encode (bench/peers/bare_loop.py's work, the ceiling);
-- `ferrule.mcp.Server` with its compiled twins, and with the pure-Python ones: the whole route of a
-  call, the schema check and the capture window included, as over stdio.
-What this leaves out is the kernel's share (the reads, the writes, the wake-ups), the same for every
-server; the lockstep rates of bench_mcp.py and bench_dropin.py put it back.
+- `ferrule.mcp.Server` with its compiled twins, and with the pure-Python ones: the route of a call
+  from its line to its answer's line, the schema check and the capture window included, as over stdio.
+Left out, the same for every server: splitting the input into lines and writing the output (the
+channel hands over whole lines), and the kernel's share (the reads, the writes, the wake-ups). The
+lockstep rates of bench_mcp.py and bench_dropin.py put them back.
 
 Needs valgrind (it says so and measures nothing without it). Run: `python bench/bench_instructions.py
 [--quick]`, or `python bench/run.py --only bench_instructions`.
@@ -40,10 +42,12 @@ INITIALIZE = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protoco
               b'"capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}')
 SERVERS = {  # name: (target, environment)
     "hand-written orjson loop": ("loop", {}),
-    "ferrule.mcp.Server (C twins)": ("native", {}),
-    "ferrule.mcp.Server (Python twins)": ("native", {"FERRULE_NO_EXTENSIONS": "1"}),
+    "ferrule.mcp.Server (C twins)": ("native-c", {}),
+    "ferrule.mcp.Server (Python twins)": ("native-python", {"FERRULE_NO_EXTENSIONS": "1"}),
 }
+CHANNEL_ONLY = "null"
 _REFS = re.compile(rb"I\s+refs:\s+([\d,]+)")
+_NULL_ANSWER = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello, world"}],"isError":false}}'
 
 
 class _Channel(Transport):
@@ -85,19 +89,34 @@ def _serve_loop(channel: _Channel) -> None:
         channel.write_lines([dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result})])
 
 
-def _serve_native(channel: _Channel) -> None:
+def _serve_native(channel: _Channel, twins: str) -> None:
     from ferrule_echo import echo  # bench/peers: the tool the wall-clock benchmarks serve
 
+    from ferrule import capture, fastframe
     from ferrule.mcp import Server
 
+    if (capture.IMPLEMENTATION, fastframe.IMPLEMENTATION) != (twins, twins):  # not built: the rows would be one
+        raise SystemExit(f"the {twins} twins were asked for, the capture's and framing's are "
+                         f"{capture.IMPLEMENTATION} and {fastframe.IMPLEMENTATION} (make build)")
     Server("bench-echo", "1.0", [echo]).run(channel)
+
+
+def _drive(channel: _Channel) -> None:
+    """The channel alone, answered with a constant: its own cost per call."""
+    while channel.read_batch() is not None:
+        channel.write_lines([_NULL_ANSWER])
 
 
 def target(kind: str, calls: int) -> None:
     """Serve `calls` echo calls in this process (what valgrind counts)."""
     sys.path.insert(0, str(HERE / "peers"))
     channel = _Channel(calls)
-    (_serve_loop if kind == "loop" else _serve_native)(channel)
+    if kind == CHANNEL_ONLY:
+        _drive(channel)
+    elif kind == "loop":
+        _serve_loop(channel)
+    else:
+        _serve_native(channel, kind.removeprefix("native-"))
     if channel.answers != calls + 1 or b'"text":"hello, world"' not in channel.last or b'"isError":false' not in channel.last:
         raise SystemExit(f"{kind}: {channel.answers} answers to {calls} calls and initialize, the last {channel.last!r}")
 
@@ -106,7 +125,8 @@ def _count(kind: str, env: dict[str, str], calls: int, scratch: Path) -> int:
     log = scratch / f"{kind}-{calls}.log"
     command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                f"--log-file={log}", sys.executable, str(Path(__file__).resolve()), "--target", kind, str(calls)]
-    done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, check=False)
+    # a fixed hash seed: dicts and sets then take the same steps every run
+    done = subprocess.run(command, env={**os.environ, **env, "PYTHONHASHSEED": "0"}, capture_output=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{kind} under valgrind exited {done.returncode}: {done.stderr.decode()[-2000:]}")
     found = _REFS.search(log.read_bytes())
@@ -122,16 +142,22 @@ def main(quick: bool = False) -> dict[str, float]:
     low, high = (500, 2_500) if quick else (2_000, 12_000)
     per_call: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="ferrule-instructions-") as scratch:
-        for name, (kind, env) in SERVERS.items():
+
+        def per(kind: str, env: dict[str, str]) -> float:
             counts = [_count(kind, env, calls, Path(scratch)) for calls in (low, high)]
-            per_call[name] = (counts[1] - counts[0]) / (high - low)
+            return (counts[1] - counts[0]) / (high - low)
+
+        channel = per(CHANNEL_ONLY, {})
+        for name, (kind, env) in SERVERS.items():
+            per_call[name] = per(kind, env) - channel
     loop = per_call["hand-written orjson loop"]
     print_table(
         "Instructions per lockstep tools/call, in process" + (" (quick)" if quick else ""),
         ["server", "instructions per call", "vs the loop"],
         [[name, round(count), f"{loop / count:.2f}x"] for name, count in per_call.items()],
         f"Python {sys.version.split()[0]}; cachegrind's instruction count at {low:,} and {high:,} calls, "
-        "differenced; the kernel's share (reads, writes, wake-ups) is not in it.",
+        f"differenced, less the in-memory channel's own {round(channel):,} per call; framing the lines and "
+        "the kernel's share (reads, writes, wake-ups) are not in it.",
     )
     return per_call
 

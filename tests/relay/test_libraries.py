@@ -76,6 +76,24 @@ def test_the_standard_librarys_own_vendored_dependencies_are_libraries(tmp_path)
     assert elsewhere.shown(str(getopts)) is None, "another toolchain's vendored folder is not this one's library"
 
 
+def test_the_standard_librarys_configuration_cannot_make_a_folder_holding_the_project_a_library(tmp_path):
+    project = tmp_path / "shared" / "app"
+    project.mkdir(parents=True)
+    _crates(tmp_path / "shared", "crate1")
+    library = tmp_path / "toolchain" / "library"
+    (library / ".cargo").mkdir(parents=True)
+    (library / ".cargo" / "config.toml").write_text(f'[source.std]\ndirectory = "{tmp_path / "shared"}"\n')
+    # a configuration above the library is not the library workspace's own: not read
+    (tmp_path / "toolchain" / ".cargo").mkdir()
+    _crates(tmp_path / "above", "crate2")
+    (tmp_path / "toolchain" / ".cargo" / "config.toml").write_text(f'[source.x]\ndirectory = "{tmp_path / "above"}"\n')
+    roots = LibraryRoots.from_environment({"RUST_SRC_PATH": str(library), "CARGO_HOME": str(tmp_path / "cargo")},
+                                          project=project)
+    for outside in (tmp_path / "shared" / "sibling.rs", tmp_path / "shared" / "crate1" / "lib.rs",
+                    tmp_path / "above" / "crate2" / "lib.rs"):
+        assert roots.shown(str(outside)) is None, outside
+
+
 @pytest.mark.parametrize(("directory", "crates_in"), [
     ("..", "work"), (".", "work/app"), ("../..", ""),  # a folder holding the project, crates or not
     ("/", None), ("{home}", None),

@@ -16,7 +16,7 @@ import functools
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from ferrule._toml import tomllib
@@ -51,23 +51,28 @@ def _cargo_configs(start: Path | None, cargo_home: str) -> Iterator[Path]:
     """Cargo's configuration files as cargo reads them: from the project's folder up, then CARGO_HOME's."""
     folders = [*([start, *start.parents] if start is not None else []), Path(cargo_home)]
     for folder in dict.fromkeys(folders):
-        base = folder if folder == Path(cargo_home) else folder / ".cargo"
-        for name in ("config", "config.toml"):  # both there: cargo reads the one without an extension
-            if (base / name).is_file():
-                yield base / name
-                break
+        config = _config_in(folder if folder == Path(cargo_home) else folder / ".cargo")
+        if config is not None:
+            yield config
 
 
-def _directory_sources(start: Path | None, cargo_home: str) -> list[str]:
-    """The folders cargo's configuration puts in place of a source (`directory = ...`), relative ones
+def _config_in(folder: Path) -> Path | None:
+    for name in ("config", "config.toml"):  # both there: cargo reads the one without an extension
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def _directory_sources(configs: Iterable[Path], guarded: Iterable[Path | None]) -> list[str]:
+    """The folders the configurations put in place of a source (`directory = ...`), relative ones
     taken from the folder that holds the configuration's `.cargo`. A file that does not parse adds none.
 
-    A project's own configuration names them, so each must look like what cargo reads there: crate
-    folders, each with its `.cargo-checksum.json`. A folder holding the project or the home folder
-    (`/`, `..`, `~`) is never one: the relay reads nothing more than the project and its libraries."""
-    guarded = [os.path.realpath(folder) for folder in (start, Path.home()) if folder is not None]
+    Each must look like what cargo reads there: crate folders, each with its `.cargo-checksum.json`.
+    A folder holding a guarded one (the project, the home folder; `/`, `..`, `~`) is never one: the
+    relay reads nothing more than the project and its libraries."""
+    held = [os.path.realpath(folder) for folder in guarded if folder is not None]
     folders: list[str] = []
-    for config in _cargo_configs(start, cargo_home):
+    for config in configs:
         try:
             sources = tomllib.loads(config.read_text(encoding="utf-8")).get("source")
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -77,7 +82,7 @@ def _directory_sources(start: Path | None, cargo_home: str) -> list[str]:
             if not isinstance(folder, str) or not folder:
                 continue
             real = os.path.realpath(config.parent.parent / folder)
-            if any(_holds(real, other) for other in guarded) or not _holds_crates(real):
+            if any(_holds(real, other) for other in held) or not _holds_crates(real):
                 continue
             folders.append(str(config.parent.parent / folder))
     return folders
@@ -116,12 +121,14 @@ class LibraryRoots:
                     roots.append((prefix, 0))
         cargo_home = environ.get("CARGO_HOME") or os.path.join(os.path.expanduser("~"), ".cargo")
         roots += [(prefix, 1) for prefix in _prefixes(os.path.join(cargo_home, "registry", "src"))]
-        # the standard library's own dependencies (`getopts`, for `test`) come from where cargo's
-        # configuration for the library's workspace puts them: a toolchain that vendors them names them there
-        std_sources = [folder for source in sources if source and os.path.isdir(source)
-                       for folder in _directory_sources(Path(source), cargo_home)]
-        for folder in [os.path.join(cargo_home, "git", "checkouts"), *_directory_sources(project, cargo_home),
-                       *std_sources]:
+        guarded = (project, Path.home())
+        # the standard library's own dependencies (`getopts`, for `test`) come from where the library
+        # workspace's own configuration puts them: a toolchain that vendors them names them there
+        std_configs = [config for source in sources if source and os.path.isdir(source)
+                       if (config := _config_in(Path(source) / ".cargo")) is not None]
+        std_sources = _directory_sources(std_configs, (*guarded, *(Path(s) for s in sources if s)))
+        for folder in [os.path.join(cargo_home, "git", "checkouts"),
+                       *_directory_sources(_cargo_configs(project, cargo_home), guarded), *std_sources]:
             roots += [(prefix, 0) for prefix in _prefixes(folder) if (prefix, 0) not in roots]
         return cls(roots)
 
