@@ -1,9 +1,9 @@
-"""Instructions per lockstep tools/call, counted: the figure wall-clock runs on a shared machine cannot
-hold steady to a few per cent.
+"""Instructions counted per lockstep tools/call and per relay op: figures that wall-clock runs on a
+shared machine cannot hold steady to a few per cent.
 
 Each server answers the benchmark's echo call (bench/peers/) in process, one line per read over the
 same in-memory channel, under valgrind's cachegrind (`--cache-sim=no`: the instructions executed,
-the same from run to run with the hash seed fixed). A count at two call counts, differenced and
+within about 1 % from run to run, the hash seed fixed). A count at two call counts, differenced and
 divided by the extra calls, is the work per call, start-up taken off; the channel's own per call (a
 run that only drives it) is taken off too, leaving the server's:
 - the bare orjson loop: parse, answer, encode (bench/peers/bare_loop.py's work, the ceiling);
@@ -12,6 +12,14 @@ run that only drives it) is taken off too, leaving the server's:
 Left out, the same for every server: splitting the input into lines and writing the output (the
 channel hands over whole lines), and the kernel's share (the reads, the writes, the wake-ups). The
 lockstep rates of bench_mcp.py and bench_dropin.py put them back.
+
+The relay's `type` op is counted the same way: the relay's `Session` in process against the direct
+LSP client (bench/relay_direct_client.py, the floor of bench_relay.py), each asking its own warm
+rust-analyzer (a child process, not counted) for the same hover on a copy of
+tests/fixtures/relay_shell. The difference per op is what the relay itself adds: the envelope, the
+typed request, the path sandbox, the position's conversion, the answer's mapping. These counts move
+by a few per cent from run to run (how the analyzer's answers arrive decides how often each client
+wakes to read), still far steadier than the wall-clock overheads.
 
 Needs valgrind (it says so and measures nothing without it). Run: `python bench/bench_instructions.py
 [--quick]`, or `python bench/run.py --only bench_instructions`.
@@ -46,6 +54,7 @@ SERVERS = {  # name: (target, environment)
     "ferrule.mcp.Server (Python twins)": ("native-python", {"FERRULE_NO_EXTENSIONS": "1"}),
 }
 CHANNEL_ONLY = "null"
+RELAY = {"direct": "direct LSP client (floor)", "relay": "ferrule relay, Session in process"}
 _REFS = re.compile(rb"I\s+refs:\s+([\d,]+)")
 _NULL_ANSWER = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello, world"}],"isError":false}}'
 
@@ -107,8 +116,38 @@ def _drive(channel: _Channel) -> None:
         channel.write_lines([_NULL_ANSWER])
 
 
+def _relay_ops(kind: str, calls: int, root: Path) -> None:
+    """`calls` type ops after a warm start: the relay's Session, or the direct client's hover."""
+    import asyncio
+
+    import bench_relay
+
+    analyzer = os.environ["FERRULE_BENCH_ANALYZER"]
+    if kind == "direct":
+        direct = bench_relay.Direct(root, analyzer)  # checks its answers once
+        for _ in range(calls):
+            answer = direct.ops["type"]()
+        direct.client.close()
+        shown = answer["contents"]["value"]
+    else:
+        async def run() -> str:
+            relay = bench_relay.InProcess(root, analyzer)
+            await relay.start()  # checks its answers once
+            for _ in range(calls):
+                result = await relay.session.call("type", relay.params["type"])
+            await relay.close()
+            return str(result["display"])
+
+        shown = asyncio.run(run())
+    if "Option<&str>" not in shown:
+        raise SystemExit(f"{kind}: the last type answer was {shown!r}")
+
+
 def target(kind: str, calls: int) -> None:
-    """Serve `calls` echo calls in this process (what valgrind counts)."""
+    """Serve `calls` echo calls, or run `calls` type ops, in this process (what valgrind counts)."""
+    if kind in RELAY:
+        _relay_ops(kind, calls, Path(os.environ["FERRULE_BENCH_ROOT"]))
+        return
     sys.path.insert(0, str(HERE / "peers"))
     channel = _Channel(calls)
     if kind == CHANNEL_ONLY:
@@ -135,6 +174,29 @@ def _count(kind: str, env: dict[str, str], calls: int, scratch: Path) -> int:
     return int(found.group(1).replace(b",", b""))
 
 
+def _relay_table(quick: bool, scratch: Path) -> dict[str, float]:
+    """Instructions per type op: the relay's and the direct client's, and what the relay adds."""
+    import bench_relay
+
+    low, high = (50, 250) if quick else (200, 1_200)
+    env = {"FERRULE_BENCH_ANALYZER": bench_relay._analyzer()}
+    per_op: dict[str, float] = {}
+    for kind, name in RELAY.items():
+        env["FERRULE_BENCH_ROOT"] = str(bench_relay._copy(scratch, f"relay-{kind}"))  # a warm analyzer of its own
+        counts = [_count(kind, env, ops, scratch) for ops in (low, high)]
+        per_op[name] = (counts[1] - counts[0]) / (high - low)
+    direct, relay = per_op[RELAY["direct"]], per_op[RELAY["relay"]]
+    print_table(
+        "Instructions per type op, in process" + (" (quick)" if quick else ""),
+        ["client", "instructions per op", "added over the floor"],
+        [[RELAY["direct"], round(direct), "-"], [RELAY["relay"], round(relay), round(relay - direct)]],
+        f"cachegrind's instruction count at {low:,} and {high:,} ops, differenced (to a few per cent: the "
+        "analyzer's answers arrive as they do); rust-analyzer's own work (a child process) and the kernel's "
+        "share are not in it.",
+    )
+    return per_op
+
+
 def main(quick: bool = False) -> dict[str, float]:
     if shutil.which("valgrind") is None:
         print("\n## Instructions per tools/call\nvalgrind is not installed: no instruction counts (apt install valgrind)")
@@ -150,11 +212,12 @@ def main(quick: bool = False) -> dict[str, float]:
         channel = per(CHANNEL_ONLY, {})
         for name, (kind, env) in SERVERS.items():
             per_call[name] = per(kind, env) - channel
+        per_call.update(_relay_table(quick, Path(scratch)))
     loop = per_call["hand-written orjson loop"]
     print_table(
         "Instructions per lockstep tools/call, in process" + (" (quick)" if quick else ""),
         ["server", "instructions per call", "vs the loop"],
-        [[name, round(count), f"{loop / count:.2f}x"] for name, count in per_call.items()],
+        [[name, round(per_call[name]), f"{loop / per_call[name]:.2f}x"] for name in SERVERS],
         f"Python {sys.version.split()[0]}; cachegrind's instruction count at {low:,} and {high:,} calls, "
         f"differenced, less the in-memory channel's own {round(channel):,} per call; framing the lines and "
         "the kernel's share (reads, writes, wake-ups) are not in it.",
