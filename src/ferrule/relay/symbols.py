@@ -3,11 +3,12 @@ symbol search and resolved to the one place it names.
 
 A name or a path (`orders::pricing::Order::total`, `Pricing`, `Order::total`): the last segment is the
 name, searched exactly; the segments before it must appear, in order, in the candidate's path (its
-module path from its file, then its container; a library's starts with its crate, `core::cmp`).
-`use` re-exports give way to what they re-export, a derive macro to its trait, and, for a bare name,
-an enum variant or a field to the item it is named after. What the search does not list (a
-primitive and its methods, `str::len`) or lists at the macro that makes it is found as code names it
-(`_as_written`). One match is the answer; of several, the one code at a crate root means by the path
+module path from its file, then its container; a library's starts with its crate, `core::cmp`). A
+last segment with its `!` (`vec!`) names a macro alone, told by the text that defines it (the
+analyzer lists macros as functions). `use` re-exports give way to what they re-export, a derive
+macro to its trait, and, for a bare name, an enum variant or a field to the item it is named after.
+What the search does not list (a primitive and its methods, `str::len`; a macro past its cap,
+`vec!`) or lists at the macro that makes it is found as code names it (`_as_written`). One match is the answer; of several, the one code at a crate root means by the path
 (by a bare name, among the libraries' alone); else they are a `protocol` error listing them; none
 suggests the closest names.
 """
