@@ -50,6 +50,8 @@ SYMBOL_KIND = {
     16: "constant", 17: "constant", 18: "constant", 19: "impl", 20: "field", 22: "variant", 23: "struct",
     24: "function", 25: "function", 26: "type_alias",
 }
+
+
 def symbol_kind(kind: int | None, container: str | None) -> str:
     """The protocol's kind of a document or workspace symbol."""
     name = SYMBOL_KIND.get(kind or 0, "symbol")
