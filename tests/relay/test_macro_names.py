@@ -115,3 +115,11 @@ def test_a_plain_hover_is_one_item(session):
     answer = session.call("type", {"symbol": "Caps"})
     assert answer["display"].startswith("pub struct Caps") and "//" not in answer["display"]
     assert answer["documentation"] == "What an item may do."
+
+
+def test_the_impls_a_macro_makes_name_the_macro(session):
+    """bitflags places every impl it makes on the type's name in its input, a line with no `impl`."""
+    found = session.call("implementations", {"symbol": "Caps"})["locations"]
+    own = [location for location in found if location["file"] == "src/flags.rs"]
+    assert own and all(location.get("macro") == "bitflags!" for location in own), own
+    assert all("macro" not in location for location in found if location.get("derive"))

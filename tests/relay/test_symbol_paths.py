@@ -6,7 +6,7 @@ import pytest
 
 from ferrule.fastframe import LineIndex
 from ferrule.project import BadRequest
-from ferrule.relay.ops.navigation import _capped_tree
+from ferrule.relay.ops.navigation import _capped_tree, enclosing_macro_call
 from ferrule.relay.symbols import (
     _crate_name,
     _preferred,
@@ -183,3 +183,31 @@ def test_an_unreadable_macro_is_told_by_its_kind_only_where_a_macro_is_asked_for
 def test_a_bang_ends_the_last_segment_alone(spec):
     with pytest.raises(BadRequest):
         split_path(spec)
+
+
+_CALLS = """bitflags! {
+    /// What an item may do.
+    pub struct Caps: u32 {
+        const SELL = 0b01;
+    }
+}
+priced!(Widget, 5);
+impl Priced for Item {}
+fn plain() { let v = (1, [2]); }
+outer::wrap! [ fn inner() { if true { body() } } ]
+macro_rules! made { () => { struct Made; } }
+"""
+
+
+@pytest.mark.parametrize(("line", "name", "macro"), [
+    (2, "Caps", "bitflags!"),  # the type's name in the macro's input: where the impls it makes are placed
+    (3, "SELL", "bitflags!"),  # nested brackets inside the call
+    (6, "Widget", "priced!"),
+    (7, "Priced", None),  # an impl written out
+    (8, "2", None),  # brackets of no macro call
+    (9, "body", "outer::wrap!"),  # a path, square brackets, blocks between
+    (10, "Made", None),  # a macro's own definition is no call
+])
+def test_the_macro_call_that_holds_a_place(line, name, macro):
+    column = len(_CALLS.split("\n")[line][:_CALLS.split("\n")[line].index(name)].encode())
+    assert enclosing_macro_call(LineIndex(_CALLS), line, column) == macro

@@ -134,6 +134,7 @@ class ShutdownResult(TypedDict):
 
 class _LocationOptional(TypedDict, total=False):
     derive: str  # (implementations) the trait a `#[derive(...)]` on this line implements at this place
+    macro: str  # (implementations) the macro whose call holds this place and makes the impl (`bitflags!`)
 
 
 class Location(_LocationOptional):

@@ -412,6 +412,8 @@ def _location_line(location: Mapping[str, Any], indent: str = "  ") -> str:
     mark = "  (read-only library file)" if location.get("read_only") else ""
     if location.get("derive"):
         mark += f"  (#[derive({location['derive']})])"
+    if location.get("macro"):
+        mark += f"  (made by {location['macro']})"
     text = str(location.get("text") or "").strip()
     return f"{indent}{location.get('file', '?')}:{location.get('line', '?')}:{location.get('character', '?')}{mark}" + (
         f"\n{indent}    {text}" if text else "")

@@ -96,7 +96,47 @@ _LINE_COMMENT = re.compile(rb"//[^\n]*")
 
 async def implementations(ctx: OpContext, params: ImplementationsParams) -> LocationsResult:
     return await _locations(ctx, params, "textDocument/implementation", params.max or NAVIGATION_MAX_DEFAULT,
-                            annotate=_name_derived)
+                            annotate=_name_maker)
+
+
+def _name_maker(location: Location, index: LineIndex | None) -> None:
+    """What made an implementation placed where no `impl` is written: a `#[derive(...)]`, or the macro
+    whose call holds the place (`bitflags!` places the impls it makes on the type's name in its input)."""
+    _name_derived(location, index)
+    if "derive" not in location and index is not None:
+        made_by = enclosing_macro_call(index, location["line"] - 1, location["character"])
+        if made_by is not None:
+            location["macro"] = made_by
+
+
+_MACRO_CALL_LINES = 200  # how far above a place the call of the macro it is in may open
+_CALL_OPEN = re.compile(rb"(?<![\w!])((?:\w+::)*\w+!)\s*[({\[]$")  # `bitflags! {` up to its bracket
+_BRACKET = re.compile(rb"[(){}\[\]]")
+_IMPL = re.compile(rb"\bimpl\b")
+
+
+def enclosing_macro_call(index: LineIndex, line: int, column: int) -> str | None:
+    """The macro (`bitflags!`) whose call's brackets hold the place at 0-based `line` and byte `column`,
+    when no `impl` is written on its line before it; None otherwise. Brackets are counted as written
+    (one in a string or a comment may mislead it: the answer is a hint, as `derive` is)."""
+    if not 0 <= line < index.line_count:
+        return None
+    here = index.line(line).encode("utf-8")[:column]
+    if _IMPL.search(here) is not None:
+        return None
+    depth = 0  # brackets closed between a point and the place, not yet matched by their opening
+    for number in range(line, max(-1, line - 1 - _MACRO_CALL_LINES), -1):
+        raw = here if number == line else index.line(number).encode("utf-8")
+        for bracket in reversed([found.start() for found in _BRACKET.finditer(raw)]):
+            if raw[bracket] in b")}]":
+                depth += 1
+            elif depth:
+                depth -= 1
+            else:  # an opening that holds the place: a macro's call, or a block or list to look out of
+                call = _CALL_OPEN.search(raw[:bracket + 1])
+                if call is not None and call.group(1) != b"macro_rules!":
+                    return call.group(1).decode("utf-8", "replace")
+    return None
 
 
 def _name_derived(location: Location, index: LineIndex | None) -> None:
