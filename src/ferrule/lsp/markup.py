@@ -7,9 +7,10 @@ from typing import Any
 
 _FENCES = ("```", "~~~")
 _FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
-_RULES = re.compile(r"^[ \t]*(?:---+|\*\*\*+|___+)[ \t]*$", re.MULTILINE)
+_RULE = r"[ \t]*(?:---+|\*\*\*+|___+)[ \t]*"  # a thematic break's line
+_RULES = re.compile(rf"^{_RULE}$", re.MULTILINE)
+_RULE_THEN_CODE = re.compile(rf"^{_RULE}\n(?:[ \t]*\n)*[ \t]*(?:```|~~~)", re.MULTILINE)
 _PATH = re.compile(r"(?:r#)?[^\W\d]\w*(?:::(?:r#)?[^\W\d]\w*)*")  # a container's path: `inv::flags::Caps`
-_RULE_THEN_CODE = re.compile(r"^[ \t]*(?:---+|\*\*\*+|___+)[ \t]*\n(?:[ \t]*\n)*[ \t]*(?:```|~~~)", re.MULTILINE)
 _LINK_DEFS = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+[^\n]*$", re.MULTILINE)
 _HEADINGS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")

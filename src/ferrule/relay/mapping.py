@@ -17,8 +17,7 @@ COMPLETION_KIND = {
     15: "snippet", 16: "color", 17: "file", 18: "reference", 19: "folder", 20: "enum_member",
     21: "constant", 22: "struct", 23: "event", 24: "operator", 25: "type_parameter",
 }
-VARIABLE, KEYWORD, SNIPPET = 6, 14, 15
-_COMPLETION_FUNCTION = 3
+FUNCTION, VARIABLE, KEYWORD, SNIPPET = 3, 6, 14, 15
 MACRO_KIND = "macro"  # the analyzer gives a macro a function's kind: its name or its text tells (relay/symbols.py)
 
 
@@ -26,7 +25,7 @@ def completion_kind(item: dict[str, Any], name: str) -> str:
     """An entry's kind: LSP's name for it, but a macro's (`vec!`), which the analyzer gives a
     function's kind, is `macro`."""
     kind = item.get("kind") or 1
-    return MACRO_KIND if kind == _COMPLETION_FUNCTION and name.endswith("!") else COMPLETION_KIND.get(kind, "text")
+    return MACRO_KIND if kind == FUNCTION and name.endswith("!") else COMPLETION_KIND.get(kind, "text")
 
 
 # Methods only Option or only Result offer: a sibling among the answers names the receiver.
@@ -214,14 +213,15 @@ def _meant(items: list[str], named: list[str] | None) -> list[str]:
     """Several items of one name, a local first (no container), then by visibility (`pub`, then
     `pub(...)`, then private); by a path (`named`), those of the container it names, and of them the
     most visible alone."""
-    ranked = sorted(((bool(hover_container(item)), _visibility(hover_signature(item)), item) for item in items),
+    headed = [(hover_container(item), item) for item in items]
+    ranked = sorted(((bool(container), _visibility(hover_signature(item)), container, item) for container, item in headed),
                     key=lambda entry: entry[:2])
     if named is None:
-        return [item for _, _, item in ranked]
+        return [entry[3] for entry in ranked]
     if len(named) > 1:
-        ranked = [entry for entry in ranked if hover_container(entry[2]).rsplit("::", 1)[-1] == named[-2]] or ranked
+        ranked = [entry for entry in ranked if entry[2].rsplit("::", 1)[-1] == named[-2]] or ranked
     best = ranked[0][:2]
-    return [item for *rank, item in ranked if tuple(rank) == best]
+    return [entry[3] for entry in ranked if entry[:2] == best]
 
 
 def _visibility(signature: str) -> int:
