@@ -78,12 +78,12 @@ test-wheel: wheel
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
-	PATH=$(BIN):$$PATH $(BIN)/cython-lint src/ferrule/*.pyx
+	PATH=$(BIN):$$PATH $(BIN)/cython-lint src/ferrule/*.pyx src/ferrule/*.pxd src/ferrule/mcp/*.pxd
 
 clean:
 	# Cython's generated C goes; the hand-written C beside it (tracked by git) stays.
-	rm -rf build dist *.egg-info src/*.egg-info src/ferrule/*.so .pytest_cache
-	rm -f $(PYX:.pyx=.c) src/ferrule/_capture_helpers.c
+	rm -rf build dist *.egg-info src/*.egg-info src/ferrule/*.so src/ferrule/mcp/*.so .pytest_cache
+	rm -f $(PYX:.pyx=.c) src/ferrule/_capture_helpers.c src/ferrule/mcp/_server_py.c
 
 # Further targets (fuzzing, soak) live beside this file, one concern a file.
 -include mk/*.mk

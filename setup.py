@@ -1,6 +1,7 @@
 """Build the compiled twins of ferrule's hot paths unless FERRULE_NO_EXTENSIONS is set."""
 
 import runpy
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -17,6 +18,7 @@ COMPILED = {
     "_fastframe": ("_fastframe.pyx", []),
     "_capture": ("_capture.pyx", ["_capture_fd.c"]),
     "_capture_helpers_c": ("_capture_helpers.py", []),
+    "mcp._server_c": ("mcp/_server_py.py", []),
 }
 
 # Hand-written C is held to these on gcc and clang; Cython's generated C is not (it trips -Wextra).
@@ -47,10 +49,24 @@ class BuildExt(build_ext):
         super().build_extension(ext)
 
 
+def _retranslate_after_pxd_edits():
+    """A .py source's .pxd is named after the compiled module, so Cython's own timestamps miss an edit
+    of it: the C translated from the source is dropped, to be made again."""
+    for name, (source, _) in COMPILED.items():
+        if not source.endswith(".py"):
+            continue
+        pxd = Path(PACKAGE_DIR, *name.split(".")).with_suffix(".pxd")
+        translated = Path(PACKAGE_DIR, source).with_suffix(".c")
+        if translated.exists() and pxd.stat().st_mtime > translated.stat().st_mtime:
+            translated.unlink()
+
+
 def extensions():
     if NO_EXTENSIONS:
         return []
     from Cython.Build import cythonize
+
+    _retranslate_after_pxd_edits()
 
     modules = []
     for name, (source, c_files) in COMPILED.items():

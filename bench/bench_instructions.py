@@ -102,11 +102,12 @@ def _serve_native(channel: _Channel, twins: str) -> None:
     from ferrule_echo import echo  # bench/peers: the tool the wall-clock benchmarks serve
 
     from ferrule import capture, fastframe
-    from ferrule.mcp import Server
+    from ferrule.mcp import Server, server
 
-    if (capture.IMPLEMENTATION, fastframe.IMPLEMENTATION) != (twins, twins):  # not built: the rows would be one
-        raise SystemExit(f"the {twins} twins were asked for, the capture's and framing's are "
-                         f"{capture.IMPLEMENTATION} and {fastframe.IMPLEMENTATION} (make build)")
+    loaded = (capture.IMPLEMENTATION, fastframe.IMPLEMENTATION, server.IMPLEMENTATION)
+    if loaded != (twins, twins, twins):  # not built: the rows would be one
+        raise SystemExit(f"the {twins} twins were asked for; the capture's, framing's and server's are "
+                         f"{', '.join(loaded)} (make build)")
     Server("bench-echo", "1.0", [echo]).run(channel)
 
 

@@ -110,11 +110,7 @@ cdef inline int _flush_all(bint stdout_too) except -1:
 
 cdef object _new_captured():
     """An empty Captured, without running its Python __init__ (the hot path of a window)."""
-    cdef object captured = _captured_new(Captured)
-    captured.text = ""
-    captured.truncated = False
-    captured.size = 0
-    return captured
+    return _captured_new(Captured)  # the class holds the empty values
 
 
 cdef inline bint _take_guard(object capture) except -1:

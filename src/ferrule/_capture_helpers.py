@@ -65,6 +65,8 @@ def as_limit(limit: int | None) -> int:
     """A capture's byte cap, checked; -1 for none."""
     if limit is None:
         return -1
+    if type(limit) is int and limit >= 0:  # the common case, without the index protocol's call
+        return limit
     checked = operator.index(limit)
     if checked < 0:
         raise ValueError(f"limit must be None or a byte count >= 0, not {limit}")

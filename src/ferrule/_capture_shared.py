@@ -127,14 +127,13 @@ class CaptureBusy(RuntimeError):
 class Captured:
     """What a capture saw; filled when the `with` block exits, also when it raises."""
 
-    __slots__ = ("text", "truncated", "size")
-
-    def __init__(self) -> None:
-        self.text: str = ""
-        #: True when a limit cut the head off; `text` then starts with a note saying how much.
-        self.truncated: bool = False
-        #: Bytes written to stderr during the block, including any that were cut.
-        self.size: int = 0
+    # Class-level defaults, no __slots__: an empty one is a bare `object.__new__`, with nothing to set
+    # (a window with nothing written, every quiet tool call, makes one).
+    text: str = ""
+    #: True when a limit cut the head off; `text` then starts with a note saying how much.
+    truncated: bool = False
+    #: Bytes written to stderr during the block, including any that were cut.
+    size: int = 0
 
     def __repr__(self) -> str:
         return f"Captured(size={self.size}, truncated={self.truncated}, text={self.text!r})"

@@ -13,21 +13,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._capture_shared import CaptureBusy, Captured, private_stdin, private_stdout, stdin_from_devnull
-from ._twins import NO_EXTENSIONS
+from ._twins import NO_EXTENSIONS, load_twin
 
-if TYPE_CHECKING or NO_EXTENSIONS:
+if TYPE_CHECKING:
     from ._capture_py import CaptureSession, StderrCapture, capture_stderr
 
     IMPLEMENTATION = "python"
 else:
-    try:
-        from ._capture import CaptureSession, StderrCapture, capture_stderr
-
-        IMPLEMENTATION = "c"
-    except ImportError:
-        from ._capture_py import CaptureSession, StderrCapture, capture_stderr
-
-        IMPLEMENTATION = "python"
+    _twin, IMPLEMENTATION = load_twin("ferrule._capture", "ferrule._capture_py")
+    CaptureSession, StderrCapture, capture_stderr = _twin.CaptureSession, _twin.StderrCapture, _twin.capture_stderr
 
 __all__ = [
     "IMPLEMENTATION",

@@ -10,21 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._frame_errors import FrameError, FrameTooLarge
-from ._twins import DEFAULT_MAX_BODY, DEFAULT_MAX_LINE, NO_EXTENSIONS
+from ._twins import DEFAULT_MAX_BODY, DEFAULT_MAX_LINE, NO_EXTENSIONS, load_twin
 
-if TYPE_CHECKING or NO_EXTENSIONS:
+if TYPE_CHECKING:
     from ._fastframe_py import LineFramer, LineIndex, LspFramer, changed_span, convert_column, encode_lsp
 
     IMPLEMENTATION = "python"
 else:
-    try:
-        from ._fastframe import LineFramer, LineIndex, LspFramer, changed_span, convert_column, encode_lsp
-
-        IMPLEMENTATION = "c"
-    except ImportError:  # not built: same API, slower
-        from ._fastframe_py import LineFramer, LineIndex, LspFramer, changed_span, convert_column, encode_lsp
-
-        IMPLEMENTATION = "python"
+    _twin, IMPLEMENTATION = load_twin("ferrule._fastframe", "ferrule._fastframe_py")
+    LineFramer, LineIndex, LspFramer = _twin.LineFramer, _twin.LineIndex, _twin.LspFramer
+    changed_span, convert_column, encode_lsp = _twin.changed_span, _twin.convert_column, _twin.encode_lsp
 
 __all__ = [
     "DEFAULT_MAX_BODY",

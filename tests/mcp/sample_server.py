@@ -141,8 +141,9 @@ tools.add(Locate())
 def implementations() -> dict:
     """Which twins this process loaded."""
     from ferrule import capture, fastframe
+    from ferrule.mcp import server
 
-    return {"fastframe": fastframe.IMPLEMENTATION, "capture": capture.IMPLEMENTATION}
+    return {"fastframe": fastframe.IMPLEMENTATION, "capture": capture.IMPLEMENTATION, "server": server.IMPLEMENTATION}
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ def test_the_twins_asked_for_are_the_ones_serving(spawn, twin):
     child = spawn(twin)
     initialize(child)
     loaded = child.ask(call(1, "implementations"))["result"]["structuredContent"]
-    assert loaded == {"fastframe": str(twin), "capture": str(twin)}
+    assert loaded == {"fastframe": str(twin), "capture": str(twin), "server": str(twin)}
 
 
 def test_serves_until_end_of_input_then_exits_0(spawn, twin):

@@ -1,0 +1,62 @@
+"""The server's chooser: the compiled twin in a normal build, the Python twin when switched off; both
+are the same source and serve alike (the subprocess tests run each, by the `twin` fixture)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from ferrule._twins import NO_EXTENSIONS
+from ferrule.mcp import ReplayTransport, Server, server
+from ferrule.mcp.adapters.sdk import SdkServer
+
+
+def test_the_compiled_twin_loads_unless_switched_off():
+    if NO_EXTENSIONS:
+        assert server.IMPLEMENTATION == "python"
+        assert Server.__module__ == "ferrule.mcp._server_py"
+    else:
+        assert server.IMPLEMENTATION == "c", "ferrule.mcp._server_c did not load: run `make build`"
+        assert Server.__module__ == "ferrule.mcp._server_c"
+
+
+def test_the_switch_selects_the_python_twin():
+    env = dict(os.environ, FERRULE_NO_EXTENSIONS="1")
+    code = "from ferrule.mcp import Server, server; print(server.IMPLEMENTATION, Server.__module__)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["python", "ferrule.mcp._server_py"]
+
+
+def test_the_drop_in_server_subclasses_the_chosen_twin():
+    assert issubclass(SdkServer, Server)
+
+
+def test_a_python_subclass_overrides_what_the_loop_calls_and_keeps_attributes_of_its_own():
+    class Routing(Server):
+        def _route(self, msg_id, method, params):  # called by the loop's own (compiled) _handle
+            self.routed.append(method)
+            return super()._route(msg_id, method, params)
+
+    routing = Routing("s", "1", [])
+    routing.routed = []
+    transport = ReplayTransport([b'{"jsonrpc":"2.0","id":1,"method":"ping"}'])
+    routing.run(transport)
+    assert routing.routed == ["ping"]
+    assert [m["result"] for m in transport.messages()] == [{}]
+
+
+def test_a_subclass_writes_the_loops_own_fields():
+    class Holding(Server):
+        def hold(self, line):
+            self._pending.append(line)  # the loop's own field: its flush must see it
+
+    holding = Holding("s", "1", [])
+    transport = ReplayTransport([])
+    holding._transport = transport
+    holding.hold(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+    holding._flush()
+    assert transport.messages() == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+    base = Server("s", "1", [])
+    base.extra = 1  # an embedder's attribute on the base type itself
+    assert base.extra == 1
