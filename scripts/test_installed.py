@@ -30,9 +30,9 @@ markers =
 
 def check_installed(python: str, source: Path, require_extensions: bool) -> None:
     probe = (
-        "import ferrule, ferrule.fastframe as f, ferrule.capture as c, pathlib, sys;"
+        "import ferrule, ferrule.fastframe as f, ferrule.capture as c, ferrule.mcp.server as s, pathlib, sys;"
         "print(pathlib.Path(ferrule.__file__).resolve().parent);"
-        "print(f.IMPLEMENTATION, c.IMPLEMENTATION)"
+        "print(f.IMPLEMENTATION, c.IMPLEMENTATION, s.IMPLEMENTATION)"
     )
     out = subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tempfile.gettempdir(),
                          env={k: v for k, v in os.environ.items() if k != "FERRULE_NO_EXTENSIONS"})
@@ -41,7 +41,7 @@ def check_installed(python: str, source: Path, require_extensions: bool) -> None
     location, impls = out.stdout.split("\n")[:2]
     if Path(location).is_relative_to(source.resolve()):
         sys.exit(f"test_installed: ferrule was imported from the source tree ({location}), not the install")
-    if require_extensions and impls != "c c":
+    if require_extensions and impls != "c c c":
         sys.exit(f"test_installed: the compiled modules did not load (implementations: {impls})")
     print(f"test_installed: ferrule from {location}, implementations {impls}")
 
