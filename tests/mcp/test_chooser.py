@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import weakref
 
 from ferrule._twins import NO_EXTENSIONS
 from ferrule.mcp import ReplayTransport, Server, server
@@ -60,3 +61,4 @@ def test_a_subclass_writes_the_loops_own_fields():
     base = Server("s", "1", [])
     base.extra = 1  # an embedder's attribute on the base type itself
     assert base.extra == 1
+    assert weakref.ref(base)() is base  # an embedder's registry of servers may hold them weakly

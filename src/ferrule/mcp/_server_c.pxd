@@ -1,7 +1,8 @@
 # C types for _server_py.py compiled as ferrule.mcp._server_c: `Server` an extension type, its state
 # in C fields, and the methods on a call's route calling one another in C. Every field is public (a
 # Python subclass's `self._pending` must be this field, not an attribute of its own beside it), and
-# instances keep a __dict__ (a subclass or an embedder may add attributes).
+# instances keep a __dict__ (a subclass or an embedder may add attributes) and take weak references,
+# as instances of the pure-Python twin do.
 
 import cython
 
@@ -18,6 +19,7 @@ cdef class Server:
     cdef public object _order, _read_batch, _transport, _write_lock, _stdin_guard, _capture, _window
     cdef public bint _lane_in_read, _last_of_read, _dead
     cdef dict __dict__
+    cdef object __weakref__
 
     cpdef object _serve_one(self)
     cpdef object write(self, object lines)
