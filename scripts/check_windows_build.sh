@@ -215,6 +215,7 @@ for module in "${MODULES[@]}"; do
     mapfile -t sources < <(compiled_sources "$module") || true
     ((${#sources[@]})) || fail "$module is not in setup.py's COMPILED table"
     source=$ROOT/src/ferrule/${sources[0]}
+    stem=${module##*.}  # a module in a subpackage (mcp._server_c) is named by its last part
     c=$OUT/$module.c obj=$OUT/$module.o
     # The directives setup.py passes to cythonize; a .py source is compiled under the module's name.
     "$CYTHON" -3 -X embedsignature=True -X binding=False -I "$ROOT/src" --module-name "ferrule.$module" \
@@ -248,19 +249,27 @@ for module in "${MODULES[@]}"; do
 
     # Import library for python3XY.dll from the Python symbols the module imports: each one was declared
     # __declspec(dllimport) by the headers (PyAPI_FUNC/PyAPI_DATA), i.e. exported by the DLL.
-    unresolved=$(grep -E '^_?Py' <<<"$imports" || true)
-    [[ -z $unresolved ]] || fail "$module uses Python symbols not declared for import: $unresolved"
-    { echo "LIBRARY $PY_DLL"; echo "EXPORTS"; sed -n 's/^__imp_\(_\{0,1\}Py.*\)/    \1/p' <<<"$imports" | sort -u; } \
-        >"$OUT/$module.python$PY_TAG.def"
+    # A symbol taken without __imp_ must be a function (the import library's thunk serves it: Cython's
+    # static type tables take the address of PyObject_GenericGetAttr and the like); data must not be.
+    thunked=()
+    for symbol in $(grep -E '^_?Py' <<<"$imports" || true); do
+        grep -rqE "PyAPI_FUNC\(.*\)[[:space:]]+${symbol}\(" "$INCLUDE" \
+            || fail "$module uses the Python symbol $symbol, which is not a function declared for import"
+        thunked+=("$symbol")
+    done
+    { echo "LIBRARY $PY_DLL"; echo "EXPORTS"
+      { sed -n 's/^__imp_\(_\{0,1\}Py.*\)/\1/p' <<<"$imports"; printf '%s\n' "${thunked[@]}"; } | sed '/^$/d' | sort -u \
+          | sed 's/^/    /'; } >"$OUT/$module.python$PY_TAG.def"
     "${TOOL_PREFIX}dlltool" -d "$OUT/$module.python$PY_TAG.def" -D "$PY_DLL" -l "$OUT/lib$module.python$PY_TAG.dll.a"
     pyd=$OUT/$module.cp$PY_TAG-win_amd64.pyd
     "$CC" -specs="$OUT/ucrt.specs" -shared -Wl,--no-undefined -o "$pyd" "${objects[@]}" \
         -L"$OUT" -l"$module.python$PY_TAG" || fail "linking $pyd"
     dump=$("${TOOL_PREFIX}objdump" -p "$pyd")
-    grep -q "PyInit_$module\$" <<<"$dump" || fail "$pyd does not export PyInit_$module"
+    grep -q "PyInit_$stem\$" <<<"$dump" || fail "$pyd does not export PyInit_$stem"
     ! grep -qi 'DLL Name: msvcrt.dll' <<<"$dump" || fail "$pyd links msvcrt.dll instead of the UCRT"
     dlls=$(sed -n 's/.*DLL Name: //p' <<<"$dump" | paste -sd' ')
-    VERIFIED+=("$module: linked $(basename "$pyd"), exports PyInit_$module, imports: $dlls")
+    VERIFIED+=("$module: linked $(basename "$pyd"), exports PyInit_$stem, imports: $dlls")
+    ((${#thunked[@]} == 0)) || VERIFIED+=("$module: API functions taken by address, through the import library's thunks: ${thunked[*]}")
 done
 
 say "Windows build check"
