@@ -7,8 +7,11 @@ import os
 import subprocess
 import sys
 import weakref
+from pathlib import Path
 
-from ferrule._twins import NO_EXTENSIONS
+import pytest
+
+from ferrule._twins import DEFAULT_MAX_LINE, NO_EXTENSIONS
 from ferrule.mcp import ReplayTransport, Server, server
 from ferrule.mcp.adapters.sdk import SdkServer
 
@@ -62,3 +65,26 @@ def test_a_subclass_writes_the_loops_own_fields():
     base.extra = 1  # an embedder's attribute on the base type itself
     assert base.extra == 1
     assert weakref.ref(base)() is base  # an embedder's registry of servers may hold them weakly
+
+
+def test_a_subclass_cannot_hide_a_field_of_the_compiled_loop():
+    class Small(Server):
+        max_line = 10  # read by the compiled loop from its C field, never from here
+
+    if server.IMPLEMENTATION == "c":
+        with pytest.raises(TypeError, match="Small defines max_line at class level"):
+            Small("s", "1", [])
+    else:
+        assert Small("s", "1", []).max_line == DEFAULT_MAX_LINE  # __init__ sets the instance's own
+
+
+def test_the_compiled_loop_is_not_older_than_its_source():
+    """In a source tree an edit of _server_py.py or _server_c.pxd needs `make build`: until then the
+    compiled loop is the old code, and a test run would test that."""
+    source = Path(server.__file__).with_name("_server_py.py")
+    built = sorted(source.parent.glob("_server_c.*.so")) + sorted(source.parent.glob("_server_c.*.pyd"))
+    in_checkout = (source.parents[3] / "setup.py").exists()  # src/ferrule/mcp/: not an installed copy
+    if server.IMPLEMENTATION != "c" or not built or not in_checkout:
+        pytest.skip("the compiled loop of a source checkout only")
+    newest = max(source.stat().st_mtime, source.with_name("_server_c.pxd").stat().st_mtime)
+    assert built[0].stat().st_mtime >= newest, "run `make build`: the compiled loop predates its source"

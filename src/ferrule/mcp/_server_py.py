@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from threading import get_ident
 from time import perf_counter
+from types import GetSetDescriptorType, MemberDescriptorType
 from typing import Any
 
 from orjson import JSONDecodeError, loads
@@ -96,6 +97,7 @@ _QUICK_SECONDS = 0.002  # a sync tool faster than this lets the answers ahead of
 _CAPABILITIES = {"tools": {"listChanged": False}}
 _MODERN = MODERN_REVISIONS[-1]
 _ID_TYPES = frozenset({int, str})  # exactly: a bool is not an id
+_FIELD_TYPES = (MemberDescriptorType, GetSetDescriptorType)  # how the compiled twin's C fields show on its type
 _NOT_CANCELLED = (False,)  # the cancel cell of a call that has none (it ended, or it was never concurrent)
 
 
@@ -134,6 +136,8 @@ class Server:
         max_line: int = DEFAULT_MAX_LINE,
         stderr_limit: int = DEFAULT_STDERR_LIMIT,
     ) -> None:
+        if type(self) is not Server:
+            _refuse_hidden_fields(type(self))
         self.name = name
         self.version = version
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools or ())
@@ -687,6 +691,18 @@ class Server:
         if self._pending and self.turns.holder == get_ident():
             self._flush()  # answers queued ahead of this call go first (the reading's own: not from beside it)
         self.notify("notifications/progress", params)
+
+
+def _refuse_hidden_fields(cls: type) -> None:
+    """The compiled twin keeps the loop's state in C fields (descriptors on its type): a subclass's
+    class attribute or property of the same name would hide the field from Python code while the loop
+    went on using the field. Refused at construction rather than diverging quietly."""
+    fields = vars(Server)
+    hidden = sorted({name for klass in cls.__mro__[:cls.__mro__.index(Server)] for name in vars(klass)
+                     if isinstance(fields.get(name), _FIELD_TYPES)})
+    if hidden:
+        raise TypeError(f"{cls.__name__} defines {', '.join(hidden)} at class level: the server's own "
+                        "per-instance fields; set them in __init__ instead")
 
 
 def _no_channel() -> list[Any] | None:

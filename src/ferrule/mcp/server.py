@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from .._twins import load_twin
 
 if TYPE_CHECKING:
-    from ._server_py import Server, log_exception
+    from ._server_py import DEFAULT_STDERR_LIMIT, Server, log_exception
 
     IMPLEMENTATION = "python"
 else:
-    implementation, IMPLEMENTATION = load_twin("ferrule.mcp._server_c", "ferrule.mcp._server_py")
-    Server, log_exception = implementation.Server, implementation.log_exception
+    _twin, IMPLEMENTATION = load_twin("ferrule.mcp._server_c", "ferrule.mcp._server_py")
+    DEFAULT_STDERR_LIMIT, Server, log_exception = _twin.DEFAULT_STDERR_LIMIT, _twin.Server, _twin.log_exception
 
-__all__ = ["IMPLEMENTATION", "Server", "log_exception"]
+__all__ = ["DEFAULT_STDERR_LIMIT", "IMPLEMENTATION", "Server", "log_exception"]
