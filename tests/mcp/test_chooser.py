@@ -78,6 +78,7 @@ def test_a_subclass_cannot_hide_a_field_of_the_compiled_loop():
         assert Small("s", "1", []).max_line == DEFAULT_MAX_LINE  # __init__ sets the instance's own
 
 
+@pytest.mark.c_extension
 def test_the_compiled_loop_is_not_older_than_its_source():
     """In a source tree an edit of _server_py.py or _server_c.pxd needs `make build`: until then the
     compiled loop is the old code, and a test run would test that."""
