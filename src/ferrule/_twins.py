@@ -1,9 +1,9 @@
 """What a compiled module and its pure-Python twin must agree on, defined once.
 
 `NO_EXTENSIONS` selects the pure-Python twins: the choosers (`ferrule.fastframe`, `ferrule.capture`,
-`ferrule.mcp.server`) load their twin with `load_twin`, and setup.py reads it too, and then compiles
-nothing. This module imports nothing of ferrule's,
-so setup.py can run it on its own before the package is built.
+`ferrule.mcp.server`) load their twin with `load_twin`, and setup.py, reading it too, then compiles
+nothing. This module imports nothing of ferrule's, so setup.py can run it on its own before the
+package is built.
 """
 
 from __future__ import annotations
