@@ -57,7 +57,7 @@ def _retranslate_after_pxd_edits():
             continue
         pxd = Path(PACKAGE_DIR, *name.split(".")).with_suffix(".pxd")
         translated = Path(PACKAGE_DIR, source).with_suffix(".c")
-        if translated.exists() and pxd.stat().st_mtime > translated.stat().st_mtime:
+        if pxd.exists() and translated.exists() and pxd.stat().st_mtime > translated.stat().st_mtime:
             translated.unlink()
 
 

@@ -8,9 +8,9 @@ last segment with its `!` (`vec!`) names a macro alone, told by the text that de
 analyzer lists macros as functions). `use` re-exports give way to what they re-export, a derive
 macro to its trait, and, for a bare name, an enum variant or a field to the item it is named after.
 What the search does not list (a primitive and its methods, `str::len`; a macro past its cap,
-`vec!`) or lists at the macro that makes it is found as code names it (`_as_written`). One match is the answer; of several, the one code at a crate root means by the path
-(by a bare name, among the libraries' alone); else they are a `protocol` error listing them; none
-suggests the closest names.
+`vec!`) or lists at the macro that makes it is found as code names it (`_as_written`). One match is
+the answer; of several, the one code at a crate root means by the path (by a bare name, among the
+libraries' alone); else they are a `protocol` error listing them; none suggests the closest names.
 """
 
 from __future__ import annotations
