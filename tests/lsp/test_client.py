@@ -262,6 +262,43 @@ def test_task_cancellation_sends_cancel_request():
     run(body())
 
 
+def test_each_request_expires_at_its_own_deadline_and_sends_cancel():
+    async def body():
+        client = await started()
+        assert await client.wait_quiescent(10)
+        await client.request("test/seen", {})
+        patient = client.send_request("test/delay", {"ms": 300, "value": "patient"}, timeout=30)
+        hasty = client.send_request("test/delay", {"ms": 30_000}, timeout=0.05)  # due long before the first
+        with pytest.raises(RequestTimeout) as caught:
+            await hasty
+        assert caught.value.timeout == 0.05
+        assert not patient.done(), "an earlier deadline fails only its own request"
+        assert await patient == "patient"
+        assert await client.request("test/seen", {}) == ["test/delay", "test/delay", "$/cancelRequest"]
+        later = client.send_request("test/delay", {"ms": 30_000}, timeout=0.05)  # after the others settled
+        with pytest.raises(RequestTimeout):
+            await later
+        assert client.in_flight == 0
+        await client.shutdown()
+
+    run(body())
+
+
+def test_cancelling_a_sent_request_tells_the_server():
+    async def body():
+        client = await started()
+        assert await client.wait_quiescent(10)
+        await client.request("test/seen", {})
+        pending = client.send_request("test/delay", {"ms": 30_000}, timeout=30)
+        assert pending.cancel()
+        assert client.in_flight == 0
+        assert await client.request("test/seen", {}) == ["test/delay", "$/cancelRequest"]
+        assert not pending.cancel(), "a settled request is not cancelled twice"
+        await client.shutdown()
+
+    run(body())
+
+
 def test_crash_fails_pending_requests_and_later_ones():
     async def body():
         client = await started(FAKE_STDERR="panicked at the disco\n")
@@ -423,6 +460,18 @@ def test_a_burst_of_requests_costs_two_writes_and_keeps_its_order():
         assert answers == [{"n": n} for n in range(40)]
         assert len(counter.writes) == 2, "the first request goes at once, the other 39 at the turn's end"
         assert await client.request("test/seen", {}) == ["test/echo"] * 40
+        await client.shutdown()
+
+    run(body())
+
+
+def test_requests_in_lockstep_each_go_at_once_in_a_write_of_their_own():
+    async def body():
+        client, counter = await counting()
+        for n in range(5):
+            pending = client.send_request("test/echo", {"n": n})
+            assert len(counter.writes) == n + 1, "a request after the server's answer is not held to the turn's end"
+            assert await pending == {"n": n}
         await client.shutdown()
 
     run(body())

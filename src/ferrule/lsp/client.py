@@ -4,15 +4,19 @@ The child's stdio are plain pipes, its stdout read by a raw `Protocol` (no Strea
 `ferrule.fastframe.LspFramer`, every body is decoded with orjson and dispatched synchronously, and a
 response resolves its request's future in place. A request may bring its own decoder for its answer
 (one that reads only the fields its caller uses), found by the id read from the body's head. Requests
-carry integer ids; a timer per timed request sends `$/cancelRequest` when the budget runs out.
+carry integer ids. One timer per client, set for the nearest deadline, fails the requests whose time
+has run out (and sends `$/cancelRequest` for them): a timer per request cost a third of the relay's
+own work on an op, in asyncio's Python heap of timers.
 Server-to-client requests get answers from a handler table; `$/progress`, `experimental/serverStatus`
 and `textDocument/publishDiagnostics` are tracked.
 When the child dies or closes stdout, every pending request fails with `ServerExited`.
 
 Writes are joined, order kept: notifications wait in an outbox until the end of the loop turn, and a
-request takes the outbox along in one write (the first request of a turn goes at once; later ones in
-the same turn wait for its end). An edit, the request that reads it and the edit that undoes it then
-wake the server twice instead of four times, and a burst of requests costs one write.
+request takes the outbox along in one write (the first request since the server last wrote goes at
+once; later ones wait for the end of their turn). An edit, the request that reads it and the edit that
+undoes it then wake the server twice instead of four times, and a burst of requests costs one write.
+A request that leaves nothing behind it schedules no turn's end: in lockstep, no loop turn is spent
+on an empty outbox.
 """
 
 from __future__ import annotations
@@ -91,6 +95,24 @@ class _Reader(asyncio.Protocol):
             self.on_closed()
 
 
+class _Request(asyncio.Future[Any]):
+    """A request's future, with what the client needs to expire or abandon it. Cancelling it (or a
+    task awaiting it) tells the server to stop working on it."""
+
+    def __init__(self, client: LspClient, request_id: int, method: str, timeout: float | None) -> None:
+        super().__init__(loop=client._loop)
+        self.client = client
+        self.request_id = request_id
+        self.method = method
+        self.timeout = timeout
+        self.deadline = None if timeout is None else client._loop.time() + timeout
+
+    def cancel(self, msg: Any = None) -> bool:
+        if not self.done():
+            self.client._abandon(self.request_id)
+        return super().cancel(msg)
+
+
 class Progress:
     """One `$/progress` token's latest state."""
 
@@ -117,7 +139,8 @@ class LspClient:
         self._loads = orjson.loads
         self._dumps = orjson.dumps
         self._encode = encode_lsp
-        self._pending: dict[int, tuple[asyncio.Future[Any], str]] = {}
+        self._pending: dict[int, _Request] = {}
+        self._watchdog: asyncio.TimerHandle | None = None  # due at the nearest pending deadline
         self._decoders: dict[int | None, Decoder] = {}  # a pending request's own answer decoder
         self._next_id = 1
         self._transport: asyncio.SubprocessTransport | None = None
@@ -125,7 +148,7 @@ class LspClient:
         self._pipes: list[asyncio.BaseTransport] = []  # stdin, stdout, stderr
         self._output_fd = -1  # our end of the server's stdout
         self._outbox: list[bytes] = []  # encoded messages not yet written, in order
-        self._wrote_this_turn = False  # a request went out in this loop turn
+        self._wrote_this_turn = False  # a request went out since the server last wrote
         self._turn_end_due = False  # `_end_turn` is scheduled
         self._stderr = collections.deque[bytes]()
         self._stderr_size = 0
@@ -264,7 +287,10 @@ class LspClient:
         self._outbox.clear()
         pending, self._pending = self._pending, {}
         self._decoders.clear()
-        for future, _ in pending.values():
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        for future in pending.values():
             if not future.done():
                 future.set_exception(self._closed)
         for waiter in self._state_waiters:
@@ -292,11 +318,13 @@ class LspClient:
 
     def _post(self, data: bytes, *, urgent: bool = False) -> None:
         """Queue `data` for the end of this loop turn; a request (`urgent`) takes the queue along at once
-        unless this turn already wrote, and then it goes with the others at the turn's end."""
+        unless a request went out since the server last wrote, and then it goes with the others at the
+        turn's end."""
         self._outbox.append(data)
         if urgent and not self._wrote_this_turn:
             self._wrote_this_turn = True
             self._write_outbox()
+            return
         if not self._turn_end_due:
             self._turn_end_due = True
             self._loop.call_soon(self._end_turn)
@@ -330,7 +358,14 @@ class LspClient:
             message["params"] = params
         self._send(message)
 
-    def _start_request(self, method: str, params: Any, decode: Decoder | None = None) -> tuple[int, asyncio.Future[Any]]:
+    def send_request(self, method: str, params: Any = None, *, timeout: float | None = None,
+                     decode: Decoder | None = None) -> asyncio.Future[Any]:
+        """Send a request now and return the future of its result, so that work can overlap the wait.
+
+        Cancelling the future (or a task awaiting it) sends `$/cancelRequest`; so does `timeout`
+        running out, and the future then fails with `RequestTimeout`. `decode`: the decoder for the
+        whole response body (it must return what orjson would, at least in the fields read).
+        """
         self._raise_if_closed()
         request_id = self._next_id
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
@@ -338,54 +373,41 @@ class LspClient:
             message["params"] = params
         frame = self._encode(self._dumps(message))  # what cannot be encoded leaves nothing pending
         self._next_id = request_id + 1
-        future: asyncio.Future[Any] = self._loop.create_future()
-        self._pending[request_id] = (future, method)
+        future = self._pending[request_id] = _Request(self, request_id, method, timeout)
         if decode is not None:
             self._decoders[request_id] = decode
         self._post(frame, urgent=True)
-        return request_id, future
-
-    def send_request(self, method: str, params: Any = None, *, timeout: float | None = None,
-                     decode: Decoder | None = None) -> asyncio.Future[Any]:
-        """Send a request now and return the future of its result, so that work can overlap the wait.
-
-        Cancelling the future (or a task awaiting it) sends `$/cancelRequest`. `decode`: the decoder
-        for the whole response body (it must return what orjson would, at least in the fields read).
-        """
-        request_id, future = self._start_request(method, params, decode)
-        timer = None
-        if timeout is not None:
-            timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
-
-        def settled(done: asyncio.Future[Any]) -> None:
-            if timer is not None:
-                timer.cancel()
-            if done.cancelled():
-                self._abandon(request_id)
-
-        future.add_done_callback(settled)
+        deadline = future.deadline
+        if deadline is not None:
+            watchdog = self._watchdog
+            if watchdog is None or watchdog.when() > deadline:
+                self._watch(deadline)
         return future
 
     async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
         """Send a request and await its result; `ResponseError`, `ServerExited` or `RequestTimeout`."""
-        request_id, future = self._start_request(method, params)
-        timer = None
-        if timeout is not None:
-            timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
-        try:
-            return await future
-        except asyncio.CancelledError:
-            self._abandon(request_id)
-            raise
-        finally:
-            if timer is not None:
-                timer.cancel()
+        return await self.send_request(method, params, timeout=timeout)
 
-    def _expire(self, request_id: int, method: str, timeout: float) -> None:
-        entry = self._pending.get(request_id)
-        if entry is not None and not entry[0].done():
-            self._abandon(request_id)
-            entry[0].set_exception(RequestTimeout(method, timeout))
+    def _watch(self, deadline: float) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        self._watchdog = self._loop.call_at(deadline, self._expire)
+
+    def _expire(self) -> None:
+        """Fail the requests whose deadline has passed; watch for the nearest one left."""
+        self._watchdog = None
+        now, nearest = self._loop.time(), None
+        for request in list(self._pending.values()):
+            deadline = request.deadline
+            if deadline is None or request.done():
+                continue
+            if deadline <= now:
+                self._abandon(request.request_id)
+                request.set_exception(RequestTimeout(request.method, request.timeout or 0.0))
+            elif nearest is None or deadline < nearest:
+                nearest = deadline
+        if nearest is not None:
+            self._watch(nearest)
 
     def _abandon(self, request_id: int) -> None:
         """Forget a request and tell the server it may stop working on it."""
@@ -400,6 +422,7 @@ class LspClient:
     # ---- reading -------------------------------------------------------------------------------
 
     def _on_stdout(self, data: bytes) -> None:
+        self._wrote_this_turn = False  # the server answered: the next request goes at once
         fault = None
         try:
             bodies = self._framer.feed(data)
@@ -429,20 +452,17 @@ class LspClient:
 
     def _on_response(self, message: dict[str, Any]) -> None:
         request_id = message.get("id")
-        entry = self._pending.pop(request_id, None)  # type: ignore[arg-type]
+        future = self._pending.pop(request_id, None)  # type: ignore[arg-type]
         if self._decoders:
             self._decoders.pop(request_id, None)  # answered in a shape its head did not show
-        if entry is None:
+        if future is None or future.done():
             return  # answered after a timeout or a cancel
-        future, method = entry
-        if future.done():
-            return
         error = message.get("error")
         if error is None:
             future.set_result(message.get("result"))
         else:
             future.set_exception(
-                ResponseError(method, int(error.get("code", 0)), str(error.get("message", "")), error.get("data"))
+                ResponseError(future.method, int(error.get("code", 0)), str(error.get("message", "")), error.get("data"))
             )
 
     def _on_server_request(self, request_id: Any, method: str, params: Any) -> None:
