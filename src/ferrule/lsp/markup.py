@@ -66,7 +66,8 @@ def hover_items(markdown: str) -> list[str]:
     several items (a macro's input expanded into several; a `use` of a type and a macro of one name)
     with a rule, as it separates one item's signature from its docs: a rule followed by a header (a
     container path block, then a signature block) starts the next item."""
-    if _RULE_THEN_CODE.search(markdown) is None:  # the common case, decided without a walk
+    # the common case, decided without a walk (and without the regex when no line can be a rule)
+    if ("---" not in markdown and "***" not in markdown and "___" not in markdown) or _RULE_THEN_CODE.search(markdown) is None:
         return [markdown]
     lines = markdown.split("\n")
     starts = [0]
@@ -111,15 +112,9 @@ def _hover_parts(markdown: str, *, header_only: bool = False) -> tuple[list[list
     """(the header's code blocks, its prose lines, the lines after the first rule: none if `header_only`)."""
     blocks: list[list[str]] = []
     prose_head: list[str] = []
-    rest: list[str] = []
     in_code = False
-    header_done = False
-    for line in markdown.split("\n"):
-        if header_done:
-            if header_only:
-                break
-            rest.append(line)
-            continue
+    lines = markdown.split("\n")
+    for at, line in enumerate(lines):
         bare = line.strip()
         if bare.startswith(_FENCES):
             in_code = not in_code
@@ -128,11 +123,11 @@ def _hover_parts(markdown: str, *, header_only: bool = False) -> tuple[list[list
             continue
         if in_code:
             blocks[-1].append(line)  # an unterminated fence: its lines are collected all the same
-        elif _is_rule(bare):
-            header_done = True
+        elif _is_rule(bare):  # the header ends; a std item's docs run to hundreds of lines after it
+            return blocks, prose_head, [] if header_only else lines[at + 1:]
         elif bare:
             prose_head.append(line)
-    return blocks, prose_head, rest
+    return blocks, prose_head, []
 
 
 def _is_rule(bare: str) -> bool:

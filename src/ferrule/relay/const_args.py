@@ -27,7 +27,10 @@ _NO_SPACE_BEFORE = frozenset({")", "]", ">", ",", ";", ".", "::", "("})
 
 
 def has_placeholder(display: str) -> bool:
-    return any(placeholder in display for placeholder in PLACEHOLDERS)
+    for placeholder in PLACEHOLDERS:  # asked of every type answer: no generator's frame
+        if placeholder in display:
+            return True
+    return False
 
 
 def filled(display: str, source: str, name_at: int) -> str:
