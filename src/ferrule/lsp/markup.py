@@ -123,9 +123,11 @@ def _hover_parts(markdown: str, *, header_only: bool = False) -> tuple[list[list
             continue
         if in_code:
             blocks[-1].append(line)  # an unterminated fence: its lines are collected all the same
+        elif not bare:
+            continue
         elif _is_rule(bare):  # the header ends; a std item's docs run to hundreds of lines after it
             return blocks, prose_head, [] if header_only else lines[at + 1:]
-        elif bare:
+        else:
             prose_head.append(line)
     return blocks, prose_head, []
 
