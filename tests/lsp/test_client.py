@@ -284,6 +284,29 @@ def test_each_request_expires_at_its_own_deadline_and_sends_cancel():
     run(body())
 
 
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_every_unanswered_request_expires_and_the_client_stays_usable(loop):
+    """Deadlines one after another, one far shorter than a timer's resolution (uvloop counts
+    milliseconds): each fails in turn, and a timed request after them is sent and answered."""
+    async def body():
+        client = await started()
+        assert await client.wait_quiescent(10)
+        tiny = client.send_request("test/delay", {"ms": 30_000}, timeout=0.0001)
+        first = client.send_request("test/delay", {"ms": 30_000}, timeout=0.05)
+        second = client.send_request("test/delay", {"ms": 30_000}, timeout=0.1)
+        for pending in (tiny, first, second):
+            with pytest.raises(RequestTimeout):
+                await pending
+        for _ in range(20):  # expiries at several moments, each followed by a timed request
+            with pytest.raises(RequestTimeout):
+                await client.request("test/delay", {"ms": 30_000}, timeout=0.002)
+            assert await client.request("test/echo", {"ok": 1}, timeout=5) == {"ok": 1}
+        assert client.in_flight == 0
+        await client.shutdown()
+
+    run_on(loop, body())
+
+
 def test_cancelling_a_sent_request_tells_the_server():
     async def body():
         client = await started()
@@ -471,6 +494,7 @@ def test_requests_in_lockstep_each_go_at_once_in_a_write_of_their_own():
         for n in range(5):
             pending = client.send_request("test/echo", {"n": n})
             assert len(counter.writes) == n + 1, "a request after the server's answer is not held to the turn's end"
+            assert not client._turn_end_due, "and no loop turn is spent on an empty outbox"
             assert await pending == {"n": n}
         await client.shutdown()
 

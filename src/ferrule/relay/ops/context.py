@@ -89,6 +89,7 @@ class OpContext:
         while True:
             pending = client.send_request(method, params, timeout=budget.remaining(), decode=decode)
             if meanwhile is not None:
+                client.flush()  # behind another op's unanswered request it would wait for this turn's end
                 try:
                     meanwhile()
                 except BaseException:
