@@ -272,9 +272,10 @@ async def _open_intake(
 class _Output:
     """Writes answer lines without ever blocking the loop on a slow reader (pipes), or plainly.
 
-    The first answer of a loop iteration is written at once (no added latency); answers completed in
-    the same iteration after it are joined into one write at the next iteration, so a pipelined burst
-    costs the host a few reads, not one per answer.
+    The first answer since the host last wrote is written at once (no added latency); answers
+    completed after it are joined into one write at the end of their loop iteration, so a pipelined
+    burst costs the host a few reads, not one per answer. An answer written at once schedules
+    nothing: in lockstep, no loop iteration is spent on an empty window.
     """
 
     def __init__(self, stdout: BinaryIO) -> None:
@@ -284,22 +285,29 @@ class _Output:
         self.outlet: _Outlet | None = None
         self.broken = False
         self._held: list[bytes] = []
-        self._window_open = False
+        self._window_open = False  # an answer went out since the host last wrote
+        self._flush_due = False
 
     async def open(self) -> None:
         if _is_streamable(self.stdout):
             self.transport, self.outlet = await self.loop.connect_write_pipe(_Outlet, self.stdout)
 
+    def input_arrived(self) -> None:
+        """The host wrote: the next answer goes at once."""
+        self._window_open = False
+
     def write(self, data: bytes) -> None:
         if self._window_open:
             self._held.append(data)
+            if not self._flush_due:
+                self._flush_due = True
+                self.loop.call_soon(self._flush)
             return
         self._window_open = True
-        self.loop.call_soon(self._flush)
         self._emit(data)
 
     def _flush(self) -> None:
-        self._window_open = False
+        self._window_open = self._flush_due = False
         if self._held:
             data, self._held = b"".join(self._held), []
             self._emit(data)
@@ -351,6 +359,7 @@ async def serve_async(
     ended = asyncio.get_running_loop().create_future()
 
     def on_data(data: bytes) -> None:
+        output.input_arrived()
         while True:
             try:
                 lines = framer.feed(data)
