@@ -26,6 +26,7 @@ PROC_MACRO_KIND = "proc-macros-unexpanded"
 PROC_MACRO_RECIPE = ("run a rust-analyzer of the toolchain's own release: `rustup component add rust-analyzer`, then "
                      "point RUST_ANALYZER at `rustup which rust-analyzer`; or set FERRULE_PROC_MACRO_SERVER to the "
                      "toolchain's `$(rustc --print sysroot)/libexec/rust-analyzer-proc-macro-srv`")
+_UNWELL = ("warning", "error")  # the status's `health` when its message may name a trouble
 _PROC_MACRO_TROUBLE = re.compile(r"proc[- ]macro server|proc-macro-srv", re.I)
 
 
@@ -60,6 +61,8 @@ def analyzer_warnings(status: Mapping[str, Any], diagnostics: Iterable[Mapping[s
     proc-macro server among `diagnostics`; a server failing for a project with none changes nothing).
     The macro error alone is enough: an older analyzer may start a server of a newer toolchain without
     a word in its status, and only learn at the first expansion that it does not answer."""
+    if not diagnostics and status.get("health") not in _UNWELL:  # the answer to every op while all is well
+        return []
     unloaded = std_unloaded(status)
     warnings = [] if unloaded is None else [unloaded]
     if not diagnostics:
@@ -75,7 +78,7 @@ def analyzer_warnings(status: Mapping[str, Any], diagnostics: Iterable[Mapping[s
 def _trouble(status: Mapping[str, Any], trouble: re.Pattern[str]) -> str | None:
     """The status's paragraph about `trouble` on one line, when its health is not ok."""
     message = status.get("message") or ""
-    if status.get("health") not in ("warning", "error") or not trouble.search(message):
+    if status.get("health") not in _UNWELL or not trouble.search(message):
         return None
     # the status may also carry unrelated paragraphs (the other trouble): keep this one's
     paragraph = next(part for part in message.split("\n\n") if trouble.search(part))
