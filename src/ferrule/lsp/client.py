@@ -100,15 +100,13 @@ class _Request(asyncio.Future[Any]):
     """A request's future, with what the client needs to expire or abandon it. Cancelling it (or a
     task awaiting it) tells the server to stop working on it."""
 
-    __slots__ = ("client", "request_id", "method", "timeout", "deadline")
+    __slots__ = ("client", "request_id", "method", "timeout", "deadline")  # set by `send_request`
 
-    def __init__(self, client: LspClient, request_id: int, method: str, timeout: float | None) -> None:
-        super().__init__(loop=client._loop)
-        self.client = client
-        self.request_id = request_id
-        self.method = method
-        self.timeout = timeout
-        self.deadline = None if timeout is None else client._loop.time() + timeout
+    client: LspClient
+    request_id: int
+    method: str
+    timeout: float | None
+    deadline: float | None
 
     def cancel(self, msg: Any = None) -> bool:
         if not self.done():
@@ -381,13 +379,18 @@ class LspClient:
             message["params"] = params
         frame = self._encode(self._dumps(message))  # what cannot be encoded leaves nothing pending
         self._next_id = request_id + 1
-        future = self._pending[request_id] = _Request(self, request_id, method, timeout)
+        # no __init__ of its own: the future's fields are set here, one call fewer per request
+        future = self._pending[request_id] = _Request(loop=self._loop)
+        future.client, future.request_id, future.method, future.timeout = self, request_id, method, timeout
         if decode is not None:
             self._decoders[request_id] = decode
         self._post(frame, urgent=True)
-        deadline = future.deadline
-        if deadline is not None and deadline < self._watch_at:
-            self._watch(deadline)
+        if timeout is None:
+            future.deadline = None
+        else:
+            future.deadline = deadline = self._loop.time() + timeout
+            if deadline < self._watch_at:
+                self._watch(deadline)
         return future
 
     async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
