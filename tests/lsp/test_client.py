@@ -494,7 +494,7 @@ def test_requests_in_lockstep_each_go_at_once_in_a_write_of_their_own():
         for n in range(5):
             pending = client.send_request("test/echo", {"n": n})
             assert len(counter.writes) == n + 1, "a request after the server's answer is not held to the turn's end"
-            assert not client._turn_end_due, "and no loop turn is spent on an empty outbox"
+            assert not client._out.turn_end_due, "and no loop turn is spent on an empty outbox"
             assert await pending == {"n": n}
         await client.shutdown()
 

@@ -37,7 +37,7 @@ def test_in_lockstep_each_answer_goes_at_once_and_schedules_nothing():
             output.input_arrived()
             output.write(b"answer %d\n" % n)
             assert writes[-1] == b"answer %d\n" % n and len(writes) == n + 1
-            assert not output._flush_due, "no loop turn is spent on an empty window"
+            assert not output.turns.turn_end_due, "no loop turn is spent on an empty window"
             await asyncio.sleep(0)
 
     _on_a_loop(body)

@@ -11,12 +11,11 @@ Server-to-client requests get answers from a handler table; `$/progress`, `exper
 and `textDocument/publishDiagnostics` are tracked.
 When the child dies or closes stdout, every pending request fails with `ServerExited`.
 
-Writes are joined, order kept: notifications wait in an outbox until the end of the loop turn, and a
-request takes the outbox along in one write (the first request since the server last wrote goes at
-once; later ones wait for the end of their turn). An edit, the request that reads it and the edit that
-undoes it then wake the server twice instead of four times, and a burst of requests costs one write.
-A request that leaves nothing behind it schedules no turn's end: in lockstep, no loop turn is spent
-on an empty outbox.
+Writes are joined, order kept (`ferrule._turns.TurnWriter`): notifications wait until the end of the
+loop turn, and a request takes them along in one write (the first request since the server last wrote
+goes at once; later ones wait for the end of their turn). An edit, the request that reads it and the
+edit that undoes it then wake the server twice instead of four times, and a burst of requests costs
+two writes. In lockstep, no loop turn is spent on an empty queue.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from typing import Any
 import orjson
 
 from ferrule._pipes import widen_pipe
+from ferrule._turns import TurnWriter
 from ferrule.fastframe import FrameError, LspFramer, encode_lsp
 from ferrule.lsp.errors import (
     INTERNAL_ERROR,
@@ -151,9 +151,7 @@ class LspClient:
         self._stdin: asyncio.WriteTransport | None = None
         self._pipes: list[asyncio.BaseTransport] = []  # stdin, stdout, stderr
         self._output_fd = -1  # our end of the server's stdout
-        self._outbox: list[bytes] = []  # encoded messages not yet written, in order
-        self._wrote_this_turn = False  # a request went out since the server last wrote
-        self._turn_end_due = False  # `_end_turn` is scheduled
+        self._out = TurnWriter(self._loop, self._to_server)  # requests urgent, notifications joined
         self._stderr = collections.deque[bytes]()
         self._stderr_size = 0
         self._closed: ServerExited | None = None
@@ -288,7 +286,7 @@ class LspClient:
         if self._closed is not None:
             return
         self._closed = ServerExited(self.returncode, self.stderr_tail(), reason)
-        self._outbox.clear()
+        self._out.discard()
         pending, self._pending = self._pending, {}
         self._decoders.clear()
         if self._watchdog is not None:
@@ -320,41 +318,18 @@ class LspClient:
 
     # ---- writing -------------------------------------------------------------------------------
 
-    def _post(self, data: bytes, *, urgent: bool = False) -> None:
-        """Queue `data` for the end of this loop turn; a request (`urgent`) takes the queue along at once
-        unless a request went out since the server last wrote, and then it goes with the others at the
-        turn's end."""
-        self._outbox.append(data)
-        if urgent and not self._wrote_this_turn:
-            self._wrote_this_turn = True
-            self._write_outbox()
-            return
-        if not self._turn_end_due:
-            self._turn_end_due = True
-            self._loop.call_soon(self._end_turn)
-
-    def _end_turn(self) -> None:
-        self._turn_end_due = False
-        self._wrote_this_turn = False
-        self._write_outbox()
-
-    def _write_outbox(self) -> None:
-        outbox = self._outbox
-        if not outbox:
-            return
-        data = outbox[0] if len(outbox) == 1 else b"".join(outbox)
-        outbox.clear()
+    def _to_server(self, data: bytes) -> None:
         if self._closed is None:  # else the server is gone: nothing more can reach it
             assert self._stdin is not None
             self._stdin.write(data)
 
     def flush(self) -> None:
-        """Write what waits in the outbox now (it would go at the end of this loop turn anyway)."""
-        self._write_outbox()
+        """Write what waits now (it would go at the end of this loop turn anyway)."""
+        self._out.flush()
 
     def _send(self, message: dict[str, Any]) -> None:
         self._raise_if_closed()
-        self._post(self._encode(self._dumps(message)))
+        self._out.post(self._encode(self._dumps(message)), False)
 
     def notify(self, method: str, params: Any = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
@@ -384,7 +359,7 @@ class LspClient:
         future.client, future.request_id, future.method, future.timeout = self, request_id, method, timeout
         if decode is not None:
             self._decoders[request_id] = decode
-        self._post(frame, urgent=True)
+        self._out.post(frame)
         if timeout is None:
             future.deadline = None
         else:
@@ -434,7 +409,7 @@ class LspClient:
     # ---- reading -------------------------------------------------------------------------------
 
     def _on_stdout(self, data: bytes) -> None:
-        self._wrote_this_turn = False  # the server answered: the next request goes at once
+        self._out.peer_wrote()  # the next request goes at once
         fault = None
         try:
             bodies = self._framer.feed(data)

@@ -29,6 +29,7 @@ from typing import Any, BinaryIO, Protocol
 import orjson
 
 from ferrule._pipes import widen_pipe
+from ferrule._turns import TurnWriter
 from ferrule.fastframe import DEFAULT_MAX_LINE, FrameTooLarge, LineFramer
 from ferrule.project import BadRequest, FerruleError, OpTimeout, OracleCrashed, ProjectRoot
 from ferrule.relay.envelope import (
@@ -272,10 +273,9 @@ async def _open_intake(
 class _Output:
     """Writes answer lines without ever blocking the loop on a slow reader (pipes), or plainly.
 
-    The first answer since the host last wrote is written at once (no added latency); answers
-    completed after it are joined into one write at the end of their loop iteration, so a pipelined
-    burst costs the host a few reads, not one per answer. An answer written at once schedules
-    nothing: in lockstep, no loop iteration is spent on an empty window.
+    Answers are joined by loop turn (`ferrule._turns.TurnWriter`): the first since the host last wrote
+    goes at once, with no added latency and nothing scheduled; the ones after it go in one write at
+    the end of their turn, so a pipelined burst costs the host a few reads, not one per answer.
     """
 
     def __init__(self, stdout: BinaryIO) -> None:
@@ -284,33 +284,13 @@ class _Output:
         self.transport: asyncio.WriteTransport | None = None
         self.outlet: _Outlet | None = None
         self.broken = False
-        self._held: list[bytes] = []
-        self._window_open = False  # an answer went out since the host last wrote
-        self._flush_due = False
+        self.turns = TurnWriter(self.loop, self._emit)
+        self.write = self.turns.post  # an answer line
+        self.input_arrived = self.turns.peer_wrote  # the host wrote: the next answer goes at once
 
     async def open(self) -> None:
         if _is_streamable(self.stdout):
             self.transport, self.outlet = await self.loop.connect_write_pipe(_Outlet, self.stdout)
-
-    def input_arrived(self) -> None:
-        """The host wrote: the next answer goes at once."""
-        self._window_open = False
-
-    def write(self, data: bytes) -> None:
-        if self._window_open:
-            self._held.append(data)
-            if not self._flush_due:
-                self._flush_due = True
-                self.loop.call_soon(self._flush)
-            return
-        self._window_open = True
-        self._emit(data)
-
-    def _flush(self) -> None:
-        self._window_open = self._flush_due = False
-        if self._held:
-            data, self._held = b"".join(self._held), []
-            self._emit(data)
 
     def _emit(self, data: bytes) -> None:
         if self.broken:
@@ -328,7 +308,7 @@ class _Output:
             self.broken = True  # the host stopped reading; keep serving until its input ends
 
     async def close(self) -> None:
-        self._flush()
+        self.turns.flush()
         if self.transport is not None and self.outlet is not None:
             self.transport.close()
             await self.outlet.closed
