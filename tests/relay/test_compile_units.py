@@ -365,3 +365,23 @@ def test_the_build_scripts_and_libraries_that_failed_are_named_by_their_root_fil
                 record("lib", "tally/src/lib.rs"), record("lib", "tally/src/lib.rs", "", "compiler-artifact"),
                 record("lib", "tally/src/lib.rs", "", "compiler-artifact", test=True)]
     assert failed_prerequisites(messages, str(tmp_path / "link")) == ("core/build.rs", "shapes/src/lib.rs")
+
+
+def test_a_failed_cargo_is_told_by_its_errors_not_its_waits_for_a_lock(tmp_path):
+    from ferrule.relay.compile.cargo import CargoRun
+    from ferrule.relay.compile.checker import _answer
+
+    stderr = ("    Blocking waiting for file lock on package cache\n"
+              "    Updating crates.io index\n"
+              "error: no matching package named `not-a-real-crate-xyz` found\n"
+              "location searched: crates.io index\n"
+              "required by package `p v0.1.0 (/x)`\n"
+              "Caused by:\n"
+              "  failed to query replaced source registry `crates-io`\n"
+              "    Blocking waiting for file lock on package cache\n")
+    answer = _answer(CargoRun(101, [], stderr), tmp_path, (), 5)
+    assert answer.error is not None
+    message = answer.error["message"]
+    assert message.startswith("cargo check failed: error: no matching package named `not-a-real-crate-xyz` found")
+    assert "failed to query replaced source registry" in message
+    assert "Blocking" not in message and "Updating" not in message

@@ -151,14 +151,23 @@ def _answer(run: CargoRun, tree: Path, overlays: Collection[str], ms: int) -> Co
 
     found = spans.diagnostics(run.messages, os.fspath(tree), line_of)
     if run.returncode != 0 and not any(d["category"] == "error" for d in found):
-        # cargo's errors, and the indented lines under them (the cause under `Caused by:`)
-        complaint = [line for line in run.stderr.splitlines() if line.startswith(("error", "Caused by", "  "))]
+        # cargo's errors, and the indented lines under them (the cause under `Caused by:`), not its
+        # status lines (`    Blocking waiting for file lock on package cache`: another cargo at work)
+        complaint = [line for line in run.stderr.splitlines()
+                     if line.startswith(("error", "Caused by", "  ")) and not _is_cargo_status(line)]
         message = "\n".join(complaint[:12]).strip() or run.stderr.strip() or f"cargo exited with {run.returncode}"
         message = _in_project_terms(message, tree)
         return CompileAnswer(ms=ms, error=_error("cargo-failed", f"cargo check failed: {message}",
                                                  _cargo_failed_recipe(message, overlays)))
     return CompileAnswer(found, ms, spans.suggestions(run.messages, os.fspath(tree), line_of),
                          failed_prerequisites=spans.failed_prerequisites(run.messages, os.fspath(tree)))
+
+
+def _is_cargo_status(line: str) -> bool:
+    """cargo's progress line: a capitalised verb right-aligned to column 12, then the message
+    (`   Compiling x`, `    Blocking waiting for file lock`); its causes are indented by two."""
+    verb = line[:12].lstrip()
+    return len(line) > 12 and line[12] == " " and line[0] == " " and verb.isalpha() and verb[0].isupper()
 
 
 def _in_project_terms(text: str, tree: Path) -> str:
