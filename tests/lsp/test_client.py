@@ -9,6 +9,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -301,6 +302,29 @@ def test_every_unanswered_request_expires_and_the_client_stays_usable(loop):
             with pytest.raises(RequestTimeout):
                 await client.request("test/delay", {"ms": 30_000}, timeout=0.002)
             assert await client.request("test/echo", {"ok": 1}, timeout=5) == {"ok": 1}
+        assert client.in_flight == 0
+        await client.shutdown()
+
+    run_on(loop, body())
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_no_request_and_no_wait_for_a_push_expires_before_its_timeout(loop):
+    """A caller's budget is whole: uvloop's timers round to milliseconds and may fire early, so the
+    client checks the monotonic clock and waits again for what is left."""
+    async def body():
+        client = await started()
+        assert await client.wait_quiescent(10)
+        for k in range(1, 60, 4):
+            timeout = 0.0001 * k
+            began = time.monotonic()
+            with pytest.raises(RequestTimeout):
+                await client.request("test/delay", {"ms": 30_000}, timeout=timeout)
+            assert time.monotonic() - began >= timeout, f"a {timeout * 1000:.1f} ms request expired early"
+            began = time.monotonic()
+            with pytest.raises(RequestTimeout):
+                await client.wait_diagnostics("file:///never.rs", 1, timeout)
+            assert time.monotonic() - began >= timeout, f"a {timeout * 1000:.1f} ms wait expired early"
         assert client.in_flight == 0
         await client.shutdown()
 

@@ -28,11 +28,13 @@ import os
 import select
 import signal
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
 
+from ferrule._deadlines import TIMER_FLOOR_S, wait_left, wait_until
 from ferrule._pipes import widen_pipe
 from ferrule._turns import TurnWriter
 from ferrule.fastframe import FrameError, LspFramer, encode_lsp
@@ -141,8 +143,8 @@ class LspClient:
         self._dumps = orjson.dumps
         self._encode = encode_lsp
         self._pending: dict[int, _Request] = {}
-        # due at `_watch_at`, the nearest pending deadline: a float of our own, as uvloop may hand back
-        # a plain Handle (no `when()`) for a timer due within its millisecond
+        # due at `_watch_at`, the nearest pending deadline (monotonic): a float of our own, as uvloop
+        # may hand back a plain Handle (no `when()`) for a timer due within its millisecond
         self._watchdog: asyncio.Handle | None = None
         self._watch_at = math.inf
         self._decoders: dict[int | None, Decoder] = {}  # a pending request's own answer decoder
@@ -166,7 +168,7 @@ class LspClient:
         self.progress: dict[Any, Progress] = {}
         self.diagnostics: dict[str, tuple[int | None, list[dict[str, Any]]]] = {}
         self._state_waiters: list[asyncio.Future[None]] = []  # woken by each progress or status event
-        self._state_changed = 0.0  # loop time of the last progress or status event
+        self._state_changed = 0.0  # when (monotonic) the last progress or status event came
         self._diagnostic_waiters: dict[str, list[tuple[int | None, asyncio.Future[None]]]] = {}
         # hooks
         self.on_progress: ProgressCallback | None = None
@@ -363,27 +365,25 @@ class LspClient:
         if timeout is None:
             future.deadline = None
         else:
-            future.deadline = deadline = self._loop.time() + timeout
+            future.deadline = deadline = time.monotonic() + timeout
             if deadline < self._watch_at:
-                self._watch(deadline)
+                self._watch(deadline, timeout)
         return future
 
     async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
         """Send a request and await its result; `ResponseError`, `ServerExited` or `RequestTimeout`."""
         return await self.send_request(method, params, timeout=timeout)
 
-    def _watch(self, deadline: float) -> None:
+    def _watch(self, deadline: float, delay: float) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()
         self._watch_at = deadline
-        self._watchdog = self._loop.call_at(deadline, self._expire)
+        self._watchdog = self._loop.call_later(delay, self._expire)
 
     def _expire(self) -> None:
         """Fail the requests whose deadline has passed; watch for the nearest one left."""
-        due, self._watchdog, self._watch_at = self._watch_at, None, math.inf
-        # a timer may fire a hair early (the clock's resolution; uvloop rounds to milliseconds): what
-        # it was set for is due all the same, or the loop would spin until the clock catches up
-        now, nearest = max(self._loop.time(), due), None
+        self._watchdog, self._watch_at = None, math.inf
+        now, nearest = time.monotonic(), None
         for request in list(self._pending.values()):
             deadline = request.deadline
             if deadline is None or request.done():
@@ -393,8 +393,8 @@ class LspClient:
                 request.set_exception(RequestTimeout(request.method, request.timeout or 0.0))
             elif nearest is None or deadline < nearest:
                 nearest = deadline
-        if nearest is not None:
-            self._watch(nearest)
+        if nearest is not None:  # a timer may fire early: watch again for what is left
+            self._watch(nearest, wait_left(nearest, now))
 
     def _abandon(self, request_id: int) -> None:
         """Forget a request and tell the server it may stop working on it."""
@@ -493,7 +493,7 @@ class LspClient:
         self._state_event()
 
     def _state_event(self) -> None:
-        self._state_changed = self._loop.time()
+        self._state_changed = time.monotonic()
         if self._state_waiters:
             waiters, self._state_waiters = self._state_waiters, []
             for waiter in waiters:
@@ -542,10 +542,9 @@ class LspClient:
         settle period lets the next phase begin before the wait counts the server as ready.
         """
         self._raise_if_closed()
-        loop = self._loop
-        deadline = None if timeout is None else loop.time() + timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            now = loop.time()
+            now = time.monotonic()
             pause: float | None = None
             if not self.busy:
                 quiet_for = now - self._state_changed
@@ -556,13 +555,14 @@ class LspClient:
                 if now >= deadline:
                     return False
                 pause = deadline - now if pause is None else min(pause, deadline - now)
-            waiter: asyncio.Future[None] = loop.create_future()
+            waiter: asyncio.Future[None] = self._loop.create_future()
             self._state_waiters.append(waiter)
-            try:
-                await asyncio.wait_for(waiter, pause)
-            except asyncio.TimeoutError:
-                pass
+            try:  # woken early, the loop above waits again for what is left
+                await asyncio.wait((waiter,), timeout=None if pause is None else max(pause, TIMER_FLOOR_S))
+                if waiter.done():
+                    waiter.result()  # ServerExited when the server went away first
             finally:
+                waiter.cancel()
                 if waiter in self._state_waiters:
                     self._state_waiters.remove(waiter)
 
@@ -583,9 +583,11 @@ class LspClient:
         waiter: asyncio.Future[None] = self._loop.create_future()
         self._diagnostic_waiters.setdefault(uri, []).append((version, waiter))
         try:
-            await asyncio.wait_for(waiter, timeout)
-        except asyncio.TimeoutError:
-            raise RequestTimeout("textDocument/publishDiagnostics", timeout or 0.0) from None
+            if await wait_until((waiter,), None if timeout is None else time.monotonic() + timeout):
+                raise RequestTimeout("textDocument/publishDiagnostics", timeout or 0.0)
+            waiter.result()  # ServerExited when the server went away first
+        finally:
+            waiter.cancel()  # a no-op once it is done; otherwise the push it waited for is not awaited
         return self.diagnostics[uri][1]
 
     # ---- lifecycle -----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, Protocol
 
 import orjson
 
+from ferrule._deadlines import wait_until
 from ferrule._pipes import widen_pipe
 from ferrule._turns import TurnWriter
 from ferrule.fastframe import DEFAULT_MAX_LINE, FrameTooLarge, LineFramer
@@ -121,7 +122,7 @@ class Relay:
             reading = request.only_reads
             if not reading:  # a change waits for the reads before it, too
                 after += self.reads.pop(file, ())
-        task = self.loop.create_task(self._run(request, after, answer, self.loop.time()))
+        task = self.loop.create_task(self._run(request, after, answer, time.monotonic()))
         self.pending.add(task)
         task.add_done_callback(functools.partial(self._forget, file=file))
         if file is None:
@@ -150,16 +151,15 @@ class Relay:
                    arrived: float) -> None:
         # A caller's `timeout_ms` counts from the frame's arrival: time queued behind earlier ops on
         # the same file is part of it, and an op still queued when it runs out is answered `timeout`.
+        # Its clock is the monotonic one (`ferrule._deadlines`), as the Session's and the client's are.
         budget_ms = request.params.timeout_ms
-        loop = self.loop
         deadline = None if budget_ms is None else arrived + budget_ms / 1000
         params = request.params
-        waiting = [t for t in after if not t.done()] if after else None
-        if waiting:
+        if after and not all(t.done() for t in after):
             # the sandbox check made at arrival is stale once the op has waited: check again at use
             if isinstance(params, FileParams):
                 params = dataclasses.replace(params, checked=None)
-            _, still = await asyncio.wait(waiting, timeout=None if deadline is None else deadline - loop.time())
+            still = await wait_until(after, deadline)
             if still:
                 assert budget_ms is not None  # only a caller's budget sets a deadline
                 self._fail(request, answer, _queued_too_long(request, budget_ms))
@@ -167,7 +167,7 @@ class Relay:
                 return
         try:
             if deadline is not None:
-                left_ms = math.ceil((deadline - loop.time()) * 1000)
+                left_ms = math.ceil((deadline - time.monotonic()) * 1000)
                 if left_ms <= 0:
                     assert budget_ms is not None
                     raise _queued_too_long(request, budget_ms)
