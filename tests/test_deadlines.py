@@ -57,13 +57,16 @@ def test_a_wait_ends_when_its_futures_are_done(loop):
 @pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
 def test_a_deadline_within_a_timer_tick_costs_a_few_wakes_not_a_spin(loop, monkeypatch):
     waits = []
-    real_wait = asyncio.wait
 
-    async def counted(*args, **kwargs):
-        waits.append(kwargs.get("timeout"))
-        return await real_wait(*args, **kwargs)
+    class CountedWaits:  # `_deadlines`' own view of asyncio, its waits counted
+        def __getattr__(self, name):
+            return getattr(asyncio, name)
 
-    monkeypatch.setattr(deadlines.asyncio, "wait", counted)
+        async def wait(self, *args, **kwargs):
+            waits.append(kwargs.get("timeout"))
+            return await asyncio.wait(*args, **kwargs)
+
+    monkeypatch.setattr(deadlines, "asyncio", CountedWaits())
 
     async def body():
         never = asyncio.get_running_loop().create_future()

@@ -3,7 +3,7 @@
 uvloop's clock is cached once per loop turn in whole milliseconds and its timers round to them, so a
 timeout set on it may fire up to a millisecond before its deadline; asyncio's need not. Whoever
 waits against a deadline checks `time.monotonic()` when woken and waits again for what is left,
-never less than `TIMER_FLOOR_S` (a shorter timer would fire at once on uvloop and spin).
+never less than `TIMER_FLOOR_S` (`timer_for`: a shorter timer fires at once on uvloop, and would spin).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ F = TypeVar("F", bound="asyncio.Future[Any]")
 TIMER_FLOOR_S = 0.001  # the shortest timer set against a deadline that has not passed
 
 
-def wait_left(deadline: float, now: float) -> float:
-    """The timeout to set for `deadline` at `now` (both monotonic), while it has not passed."""
-    return max(deadline - now, TIMER_FLOOR_S)
+def timer_for(seconds: float) -> float:
+    """The timeout to set for a wait of `seconds` still to go."""
+    return max(seconds, TIMER_FLOOR_S)
 
 
 async def wait_until(futures: Iterable[F], deadline: float | None) -> set[F]:
@@ -34,8 +34,8 @@ async def wait_until(futures: Iterable[F], deadline: float | None) -> set[F]:
         now = time.monotonic()
         if now >= deadline:
             break
-        _, pending = await asyncio.wait(pending, timeout=wait_left(deadline, now))
+        _, pending = await asyncio.wait(pending, timeout=timer_for(deadline - now))
     return pending
 
 
-__all__ = ["TIMER_FLOOR_S", "wait_left", "wait_until"]
+__all__ = ["TIMER_FLOOR_S", "timer_for", "wait_until"]

@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from ferrule._deadlines import TIMER_FLOOR_S, wait_left, wait_until
+from ferrule._deadlines import timer_for, wait_until
 from ferrule._pipes import widen_pipe
 from ferrule._turns import TurnWriter
 from ferrule.fastframe import FrameError, LspFramer, encode_lsp
@@ -394,7 +394,7 @@ class LspClient:
             elif nearest is None or deadline < nearest:
                 nearest = deadline
         if nearest is not None:  # a timer may fire early: watch again for what is left
-            self._watch(nearest, wait_left(nearest, now))
+            self._watch(nearest, timer_for(nearest - now))
 
     def _abandon(self, request_id: int) -> None:
         """Forget a request and tell the server it may stop working on it."""
@@ -558,7 +558,7 @@ class LspClient:
             waiter: asyncio.Future[None] = self._loop.create_future()
             self._state_waiters.append(waiter)
             try:  # woken early, the loop above waits again for what is left
-                await asyncio.wait((waiter,), timeout=None if pause is None else max(pause, TIMER_FLOOR_S))
+                await asyncio.wait((waiter,), timeout=None if pause is None else timer_for(pause))
                 if waiter.done():
                     waiter.result()  # ServerExited when the server went away first
             finally:
@@ -587,7 +587,7 @@ class LspClient:
                 raise RequestTimeout("textDocument/publishDiagnostics", timeout or 0.0)
             waiter.result()  # ServerExited when the server went away first
         finally:
-            waiter.cancel()  # a no-op once it is done; otherwise the push it waited for is not awaited
+            waiter.cancel()  # nobody awaits it now: a later push or a close skips it, and nothing is logged
         return self.diagnostics[uri][1]
 
     # ---- lifecycle -----------------------------------------------------------------------------

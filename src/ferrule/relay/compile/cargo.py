@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from ferrule._deadlines import timer_for
+
 STDERR_TAIL = 4000  # characters of cargo's own complaint kept for the message
 GROUP_EXIT_S = 2.0  # how long a killed group's compilers are waited for
 
@@ -59,7 +61,7 @@ async def run_cargo(command: Sequence[str], cwd: Path, target: Path, deadline: f
     except FileNotFoundError as missing:
         raise CargoMissing(f"cargo could not be started: {missing}") from None
     try:
-        out, err = await asyncio.wait_for(process.communicate(), max(deadline - time.monotonic(), 0.001))
+        out, err = await asyncio.wait_for(process.communicate(), timer_for(deadline - time.monotonic()))
     except asyncio.TimeoutError:
         raise CargoTimedOut from None
     finally:

@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ferrule._deadlines import timer_for
 from ferrule._toml import tomllib
 from ferrule.project import ErrorRecord, ProjectRoot
 from ferrule.relay.cache import mark_used
@@ -68,7 +69,7 @@ class CompileChecker:
         """rustc's answer for the state `overlays` describe, for the package of `rel`, by `deadline`."""
         began = time.monotonic()
         try:
-            await asyncio.wait_for(self._lock.acquire(), max(deadline - began, 0.001))
+            await asyncio.wait_for(self._lock.acquire(), timer_for(deadline - began))
         except asyncio.TimeoutError:
             return self._timed_out(began)
         try:
