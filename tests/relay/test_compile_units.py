@@ -4,12 +4,18 @@ following the disk and the overlays."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from ferrule.project import ProjectRoot
 from ferrule.relay.cache import project_home
+from ferrule.relay.compile.cargo import group_running
 from ferrule.relay.compile.mirror import Mirror
 from ferrule.relay.compile.spans import RELATED_CHARS, Suggestion, byte_column, diagnostics, suggestions
+from testkit.waiting import wait_for
 
 
 def test_a_character_column_becomes_the_byte_column_of_the_line():
@@ -385,3 +391,26 @@ def test_a_failed_cargo_is_told_by_its_errors_not_its_waits_for_a_lock(tmp_path)
     assert message.startswith("cargo check failed: error: no matching package named `not-a-real-crate-xyz` found")
     assert "failed to query replaced source registry" in message
     assert "Blocking" not in message and "Updating" not in message
+
+
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rpartition(")")[2].split()[0]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="zombies are told apart through /proc")
+def test_a_killed_group_whose_compilers_wait_to_be_reaped_runs_no_more():
+    """A compiler killed with cargo is reaped by init; until then it is a zombie, which the kernel
+    still counts in its group. An init that reaps slowly must not hold up the answer."""
+    waiting = subprocess.Popen(["true"], start_new_session=True)  # never reaped until the end: a zombie
+    running = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        wait_for(lambda: _state(waiting.pid) == "Z", what="the process to end unreaped")
+        os.killpg(waiting.pid, 0)  # the kernel still knows the group
+        assert not group_running(waiting.pid)
+        assert group_running(running.pid)
+    finally:
+        running.kill()
+        running.wait()
+        waiting.wait()
+    assert not group_running(running.pid) and not group_running(waiting.pid)

@@ -78,7 +78,7 @@ async def run_cargo(command: Sequence[str], cwd: Path, target: Path, deadline: f
 
 
 async def _kill_group(process: asyncio.subprocess.Process) -> None:
-    """SIGKILL cargo's process group and return once none of it is left. Only cargo is our child: the
+    """SIGKILL cargo's process group and return once none of it runs. Only cargo is our child: the
     compilers it started are reaped by init, so their end is polled for, briefly."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
@@ -86,12 +86,31 @@ async def _kill_group(process: asyncio.subprocess.Process) -> None:
         pass
     await process.wait()
     give_up = time.monotonic() + GROUP_EXIT_S
-    while time.monotonic() < give_up:
-        try:
-            os.killpg(process.pid, 0)
-        except ProcessLookupError:
-            return
+    while time.monotonic() < give_up and group_running(process.pid):
         await asyncio.sleep(0.01)
+
+
+def group_running(pgid: int) -> bool:
+    """Whether a process of the group still runs. A killed compiler waiting for init to reap it
+    holds nothing, and an init that reaps slowly (a container's first process) would otherwise keep
+    the caller waiting for `GROUP_EXIT_S`: on Linux, such zombies do not count."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    if not os.path.isdir("/proc/self"):
+        return True
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()  # the name before ")" may hold spaces
+        except OSError:  # gone meanwhile
+            continue
+        if len(fields) > 2 and fields[2] == b"%d" % pgid and fields[0] != b"Z":
+            return True
+    return False
 
 
 __all__ = ["CargoMissing", "CargoRun", "CargoTimedOut", "cargo_binary", "check_command", "run_cargo"]
