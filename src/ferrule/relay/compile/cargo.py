@@ -100,6 +100,7 @@ def group_running(pgid: int) -> bool:
         return False
     if not os.path.isdir("/proc/self"):
         return True
+    group = str(pgid).encode()
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -108,7 +109,7 @@ def group_running(pgid: int) -> bool:
                 fields = stat.read().rpartition(b")")[2].split()  # the name before ")" may hold spaces
         except OSError:  # gone meanwhile
             continue
-        if len(fields) > 2 and fields[2] == b"%d" % pgid and fields[0] != b"Z":
+        if len(fields) > 2 and fields[2] == group and fields[0] != b"Z":
             return True
     return False
 
