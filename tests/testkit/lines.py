@@ -81,9 +81,10 @@ class LineProcess:
 
     def send_raw(self, data: bytes) -> float:
         assert self.proc.stdin is not None
+        sent = time.monotonic()  # before the write: the peer may read the line before this process runs again
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
-        return time.monotonic()
+        return sent
 
     def _wait(self, answer_id: Any, timeout: float) -> Any:
         deadline = time.monotonic() + timeout

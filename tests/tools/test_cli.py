@@ -120,14 +120,31 @@ def test_a_failing_tools_traceback_reaches_the_hosts_log_while_the_server_runs(t
 
 
 def validating_server(crate, analyzer, *extra):
-    """`ferrule mcp` on `crate`, initialised and asked to validate src/lib.rs (stdin left open)."""
-    server = subprocess.Popen([sys.executable, "-m", "ferrule", "mcp", "--root", str(crate), *extra],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    """`ferrule mcp` on `crate`, initialised and asked to validate src/lib.rs (stdin left open). Its
+    stderr goes to a file beside the crate, with faulthandler on: `terminated` reads them."""
+    log = open(crate.parent / "server-stderr.log", "wb")  # noqa: SIM115 (the server holds it for its life)
+    server = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "ferrule", "mcp", "--root", str(crate),
+                               *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                               env={**os.environ, **analyzer.env})
+    log.close()
+    server.log = crate.parent / "server-stderr.log"
     server.stdin.write(frames(("rust_validate", {"file": "src/lib.rs"})))
     server.stdin.flush()
     assert b'"id":1' in server.stdout.readline()
     return server
+
+
+def terminated(server, timeout=20):
+    """SIGTERM, then the exit status; a server still running after `timeout` is made to print every
+    thread's stack (SIGABRT under faulthandler), and the failure shows where it hung."""
+    server.send_signal(signal.SIGTERM)
+    try:
+        return server.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        server.send_signal(signal.SIGABRT)
+        server.wait()
+        raise AssertionError(f"still running {timeout} s after SIGTERM; its stderr:\n"
+                             f"{server.log.read_text(errors='replace')[-6000:]}") from None
 
 
 @pytest.mark.live
@@ -143,8 +160,7 @@ def test_sigterm_stops_the_server_and_its_analyzer(tmp_path, analyzer, moment):
         analyzers = analyzer_pids(server.pid)
         assert len(analyzers) == 1 and "rust-analyzer" in command_line(analyzers[0])[0]
         # stdin stays open: a host that gives up waiting, or the system shutting down.
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=20) == 128 + signal.SIGTERM
+        assert terminated(server) == 128 + signal.SIGTERM
         deadline = time.monotonic() + 15
         while alive(analyzers[0]) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -172,8 +188,7 @@ def test_sigterm_stops_the_server_while_its_analyzer_never_finishes_starting(tmp
             time.sleep(0.05)
         (stuck,) = analyzer_pids(server.pid)
         assert command_line(stuck)[0] == "rust-analyzer-hung"
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=20) == 128 + signal.SIGTERM
+        assert terminated(server) == 128 + signal.SIGTERM
         assert not alive(stuck), "the hung analyzer outlived its server"
     finally:
         if server.poll() is None:
