@@ -19,6 +19,7 @@ COMPILED = {
     "_capture": ("_capture.pyx", ["_capture_fd.c"]),
     "_capture_helpers_c": ("_capture_helpers.py", []),
     "mcp._server_c": ("mcp/_server_py.py", []),
+    "mcp._wire_c": ("mcp/wire.py", []),
 }
 
 # Hand-written C is held to these on gcc and clang; Cython's generated C is not (it trips -Wextra).

@@ -265,10 +265,25 @@ def test_a_cancel_that_is_not_json_rpc_2_is_absorbed_and_cancels_nothing(server)
 def test_a_batch_of_quick_calls_is_answered_in_one_write(server, monkeypatch):
     monkeypatch.setattr(sys.modules[type(server).__module__], "_QUICK_SECONDS", 1.0)  # "quick" must not hang on a noisy machine
     script = (request(0, "ping"), call(1, "quiet")) + tuple(call(i, "record", {"tag": str(i)}) for i in range(2, 50))
-    transport = ReplayTransport([call("warm", "record", {"tag": "warm"}), script])
+    warm_up = (request("w", "ping"), call("warm", "record", {"tag": "warm"}))
+    transport = ReplayTransport([warm_up, script])
     server.run(transport)
-    assert [m["id"] for m in transport.messages()] == ["warm", *range(50)]
-    assert transport.writes == 3  # the warm-up; the ping, before `quiet` first ran; the other 49 at once
+    assert [m["id"] for m in transport.messages()] == ["w", "warm", *range(50)]
+    # the warm-up's ping, before `record` first ran, then its answer; the ping, before `quiet` first
+    # ran; the other 49 at once
+    assert transport.writes == 4
+
+
+def test_a_tool_called_only_in_lockstep_is_new_to_its_first_read_of_several_lines(server, monkeypatch):
+    # lockstep calls are not timed, so the answers ahead of the tool's first call in a read of several
+    # lines go out before it runs, as before any tool whose time is not known
+    monkeypatch.setattr(sys.modules[type(server).__module__], "_QUICK_SECONDS", 1.0)
+    transport = ReplayTransport([call("a", "record", {"tag": "a"}), call("b", "record", {"tag": "b"}),
+                                 (request(1, "ping"), call(2, "record", {"tag": "2"})),
+                                 (request(3, "ping"), call(4, "record", {"tag": "4"}))])
+    server.run(transport)
+    assert [m["id"] for m in transport.messages()] == ["a", "b", 1, 2, 3, 4]
+    assert transport.writes == 5  # "a"; "b"; ping 1 before `record` was timed, then 2; 3 and 4 at once
 
 
 def test_answers_are_not_held_behind_a_slow_tool(server):

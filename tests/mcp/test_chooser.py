@@ -79,13 +79,14 @@ def test_a_subclass_cannot_hide_a_field_of_the_compiled_loop():
 
 
 @pytest.mark.c_extension
-def test_the_compiled_loop_is_not_older_than_its_source():
-    """In a source tree an edit of _server_py.py or _server_c.pxd needs `make build`: until then the
-    compiled loop is the old code, and a test run would test that."""
-    source = Path(server.__file__).with_name("_server_py.py")
-    built = sorted(source.parent.glob("_server_c.*.so")) + sorted(source.parent.glob("_server_c.*.pyd"))
+@pytest.mark.parametrize(("source_name", "compiled"), [("_server_py.py", "_server_c"), ("wire.py", "_wire_c")])
+def test_a_compiled_module_is_not_older_than_its_source(source_name, compiled):
+    """In a source tree an edit of a compiled .py source or its .pxd needs `make build`: until then
+    the compiled module is the old code, and a test run would test that."""
+    source = Path(server.__file__).with_name(source_name)
+    built = sorted(source.parent.glob(f"{compiled}.*.so")) + sorted(source.parent.glob(f"{compiled}.*.pyd"))
     in_checkout = (source.parents[3] / "setup.py").exists()  # src/ferrule/mcp/: not an installed copy
     if server.IMPLEMENTATION != "c" or not built or not in_checkout:
         pytest.skip("the compiled loop of a source checkout only")
-    newest = max(source.stat().st_mtime, source.with_name("_server_c.pxd").stat().st_mtime)
-    assert built[0].stat().st_mtime >= newest, "run `make build`: the compiled loop predates its source"
+    newest = max(source.stat().st_mtime, source.with_name(f"{compiled}.pxd").stat().st_mtime)
+    assert built[0].stat().st_mtime >= newest, f"run `make build`: {compiled} predates its source"

@@ -6,6 +6,9 @@
 
 import cython
 
+# the wire's hot functions, called in C (the names _server_py.py imports from wire.py)
+from ferrule.mcp._wire_c cimport classify, compact, encode, error_line, result_line
+
 cdef class _Plan:
     cdef public object entry
     cdef public bint quick
@@ -29,6 +32,7 @@ cdef class Server:
     @cython.locals(plan=_Plan)
     cpdef object _call(self, object msg_id, dict params, bint stateless=*)
 
+    @cython.locals(timed=bint, started=double)
     cpdef object _run_sync(self, object msg_id, _Plan plan, object name, dict args, object revision,
                            bint stateless)
     cpdef object _answer(self, object msg_id, object name, object output, object stderr, object revision,

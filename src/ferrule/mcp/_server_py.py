@@ -23,7 +23,8 @@ was read, outside the guard, the reading handed on while it runs; a cancelled on
 
 Answers wait for the read's single write only behind sync tools that ran quickly last time; before a
 tool that is new or was slow, the answers queued so far are written first, so a quick `ping` is not
-held up by a long build in the same read.
+held up by a long build in the same read. A sync call is timed only in a read of several lines, where
+its time can decide this: lockstep calls (one line per read) take no clock readings.
 
 A JSON-RPC batch (one line holding an array of messages) is served only when `initialize`
 negotiated 2025-03-26, the one revision that has them: its members are handled in order as lines of
@@ -566,9 +567,12 @@ class Server:
         self, msg_id: Any, plan: _Plan, name: str, args: dict[str, Any], revision: str, stateless: bool
     ) -> bytes:
         """Run a sync tool inside the capture guard; its answer, the captured stderr appended."""
+        # Timed only in a read of several lines, the one place answers may wait behind the call: a
+        # tool seen only in lockstep meets its first such read as a new one (answers ahead go first).
+        timed = not self._last_of_read or bool(self._pending)
         if self._pending and not plan.quick:
             self._flush()
-        started = perf_counter()
+        started = perf_counter() if timed else 0.0
         entry = plan.entry
         window = self._window
         if window is not None:
@@ -595,7 +599,8 @@ class Server:
                 captured = window.end(self.stderr_limit)
             else:
                 guard.__exit__(None, None, None)
-        plan.quick = perf_counter() - started < _QUICK_SECONDS
+        if timed:
+            plan.quick = perf_counter() - started < _QUICK_SECONDS
         if failure is not None:
             log_exception(failure)
             if window is not None:

@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """The wire codec: one JSON-RPC 2.0 object per line, decoded and encoded with orjson.
 
 Classification follows docs/MCP.md §1.3: a frame with a present, non-null `id` is a request and is
@@ -12,6 +13,9 @@ the client (we never send requests) and is dropped.
 Ids are echoed exactly, never through floats: orjson reads integers beyond 64 bits as floats, so a
 float id makes the line be read again with the standard library, which keeps integers exact.
 Invalid UTF-8 inside a line is replaced with U+FFFD, as the official SDK does, rather than refused.
+
+setup.py compiles this source as `ferrule.mcp._wire_c` too, typed by `_wire_c.pxd`: the compiled
+server loop calls its functions on a line's route in C. Everything else imports this module.
 """
 
 from __future__ import annotations
@@ -94,18 +98,23 @@ def classify(msg: Any) -> tuple[int, Any, str, Any]:
     unreadable).
     A float id must be resolved by the caller first (see `decode_exact`).
     """
-    if type(msg) is dict:  # the common case first: a well-formed request passes this one test
-        msg_id = msg.get("id")
-        method = msg.get("method")
-        params = msg.get("params")
-        if ((type(msg_id) is int or type(msg_id) is str) and type(method) is str
-                and (params is None or type(params) is dict) and msg.get("jsonrpc") == "2.0"):
-            return REQUEST, msg_id, method, params
-    else:
-        kind = type(msg).__name__
-        if type(msg) is list:
-            kind = "an array (batches are served to 2025-03-26 sessions only)"
-        raise _invalid(f"a message must be a JSON object, got {kind}", None)
+    if type(msg) is dict:
+        return _classify_object(msg)
+    kind = type(msg).__name__
+    if type(msg) is list:
+        kind = "an array (batches are served to 2025-03-26 sessions only)"
+    raise _invalid(f"a message must be a JSON object, got {kind}", None)
+
+
+def _classify_object(msg: dict[str, Any]) -> tuple[int, Any, str, Any]:
+    # apart from `classify` so that the compiled twin knows `msg` is a dict (C lookups, no method calls)
+    msg_id = msg.get("id")
+    method = msg.get("method")
+    params = msg.get("params")
+    # the common case first: a well-formed request passes this one test
+    if ((type(msg_id) is int or type(msg_id) is str) and type(method) is str
+            and (params is None or type(params) is dict) and msg.get("jsonrpc") == "2.0"):
+        return REQUEST, msg_id, method, params
     if msg_id is None:  # docs/MCP.md §1.3: absent or null id, a notification; absorbed even when malformed
         return NOTIFICATION, None, method if type(method) is str else "", msg.get("params")
     readable_id = msg_id if _valid_id(msg_id) else None
