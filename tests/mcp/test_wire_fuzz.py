@@ -118,9 +118,20 @@ def answers(server: Server, script: list) -> list[bytes]:
 class Undecided(Server):
     """The route with no cache of its decisions: every call resolves its tool afresh."""
 
+    planned = 0
+
     def _plan(self, name):
-        self._plans_of = -1  # the cache is stale at every call
-        return super()._plan(name)
+        self.planned += 1
+        self._plans_of = -1  # the cache is stale when asked...
+        plan = super()._plan(name)
+        self._plans_of = -1  # ...and again for the next call, which comes here too
+        return plan
+
+
+def test_the_uncached_route_resolves_every_call():
+    server = Undecided("s", "1", [echo, shapes])
+    answers(server, [call(i, "echo", {"text": "x"}) for i in range(3)])
+    assert server.planned == 3
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,7 +8,8 @@ reading on meanwhile (the drop-in's fastmcp tools). Every line
 takes one route: `_decode` (bytes to a message, or the ProtocolError to answer), `classify` (the one
 test of a well-formed request, wire.py), `_route` (the era and the method), the method's handler. A
 `tools/call` resolves its tool through `_plan`, a cache of the decisions the route takes for a tool
-name (its entry, whether it is async); the cache is dropped when the ToolSet changes.
+name (its entry, and whether its last timed sync run was quick); the cache is dropped when the
+ToolSet changes.
 
 Sync tools run on the read loop, one at a time, inside the capture guard (docs/MCP.md §4.2), which
 is what licenses a process-global redirect. Over stdio the redirect is made once for the run
