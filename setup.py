@@ -20,6 +20,7 @@ COMPILED = {
     "_capture_helpers_c": ("_capture_helpers.py", []),
     "mcp._server_c": ("mcp/_server_py.py", []),
     "mcp._wire_c": ("mcp/wire.py", []),
+    "mcp._validate_c": ("mcp/validate.py", []),
 }
 
 # Hand-written C is held to these on gcc and clang; Cython's generated C is not (it trips -Wextra).

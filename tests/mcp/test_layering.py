@@ -52,7 +52,7 @@ def test_serving_loads_nothing_of_the_other_layers():
                                                  "ferrule._capture_helpers_c", "ferrule._twins",
                                                  "ferrule._fastframe", "ferrule._fastframe_py",
                                                  "ferrule._frame_errors", "ferrule.textspan"} | {
-        f"ferrule.mcp.{p.stem}" for p in PACKAGE.glob("*.py")} | {"ferrule.mcp", "ferrule.mcp._server_c", "ferrule.mcp._wire_c"}
+        f"ferrule.mcp.{p.stem}" for p in PACKAGE.glob("*.py")} | {"ferrule.mcp", "ferrule.mcp._server_c", "ferrule.mcp._wire_c", "ferrule.mcp._validate_c"}
 
 
 def test_every_transport_failure_is_one_hierarchy_citing_its_section_and_fix():

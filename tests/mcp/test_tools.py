@@ -351,6 +351,33 @@ def test_a_protocol_tool_is_served_with_its_arguments_checked():
     assert "argument 'items[0].n'" in out[1]["result"]["content"][0]["text"]
 
 
+class Looping:
+    """A schema whose refs loop without reaching a value: `a` is `b`, `b` is `a` or a string."""
+
+    def descriptor(self) -> dict[str, Any]:
+        return {"name": "looping", "inputSchema": {
+            "type": "object", "properties": {"x": {"$ref": "#/$defs/a"}, "tree": {"$ref": "#/$defs/tree"}},
+            "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]},
+                      "tree": {"allOf": [{"$ref": "#/$defs/tree"}, {"type": "object", "properties": {
+                          "kids": {"type": "array", "items": {"$ref": "#/$defs/tree"}}, "v": {"type": "integer"}}}]}},
+        }}
+
+    def run(self, args: dict[str, Any]) -> ToolOutput:
+        return ToolOutput("ran")
+
+
+def test_a_loop_of_refs_that_reaches_no_value_is_checked_and_answered():
+    # each check ends (no recursion error, no crash of the compiled checks); a ref back to the schema
+    # at hand adds nothing, and a ref inside a value still checks that value
+    out = replay(Server("loops", "1", [Looping()]), call(1, "looping", {"x": 5}),
+                 call(2, "looping", {"tree": {"kids": [{"kids": [{"v": "deep"}]}]}}),
+                 call(3, "looping", {"tree": {"kids": [{"v": 1}]}}))
+    assert out[0]["result"] == {"content": [{"type": "text", "text": "ran"}], "isError": False}
+    assert out[1]["result"]["isError"] is True
+    assert "argument 'tree.kids[0].kids[0].v': expected integer" in out[1]["result"]["content"][0]["text"]
+    assert out[2]["result"] == {"content": [{"type": "text", "text": "ran"}], "isError": False}
+
+
 @pytest.mark.parametrize(
     "descriptor",
     [

@@ -18,10 +18,14 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, runtime_checkable
 
+from .._twins import load_twin
 from .errors import InvalidTool
 from .function import FunctionTool
 from .output import ToolOutput
-from .validate import Check, compile_arguments
+from .validate import Check
+
+# The argument check every call runs: validate.py's compiled build unless the twins are switched off.
+compile_arguments = load_twin("ferrule.mcp._validate_c", "ferrule.mcp.validate")[0].compile_arguments
 
 __all__ = ["Entry", "Tool", "ToolOutput", "ToolSet"]  # ToolOutput re-exported for tools written against this module
 

@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Arguments checked against a tool's inputSchema, compiled once per tool into plain closures.
 
 The subset of JSON Schema that tool schemas use: type, enum, const, properties, required,
@@ -11,6 +12,10 @@ Where a value is accepted only as an `integer`, the check hands back `INTEGRAL` 
 the object or array holding the value replaces it with the int, so a tool is never given `17.0` for
 an integer argument (at any depth, whatever kind of tool it is). A float with a fraction stays a
 failure.
+
+setup.py compiles this source as `ferrule.mcp._validate_c` too (untyped: its closures, compiled,
+run in about a third of the instructions); the registry (tools.py) compiles its tools' schemas with
+that module unless the compiled twins are switched off.
 """
 
 from __future__ import annotations
@@ -83,6 +88,9 @@ class _Compiler:
     def __init__(self, root: Any) -> None:
         self.root = root
         self.refs: dict[str, Check] = {}
+        # the refs being compiled for the value at hand (none yet for the values inside it): a ref back
+        # to one of them never reaches a value of its own, so it would only call itself at check time
+        self.open: set[str] = set()
 
     def compile(self, schema: Any) -> Check:
         if schema is True or schema == {}:
@@ -107,7 +115,7 @@ class _Compiler:
         if is_object:
             checks.append(self._object(schema, schema.get("type") == "object"))
         if "items" in schema and type(schema["items"]) is dict:
-            checks.append(self._items(self.compile(schema["items"])))
+            checks.append(self._items(self._inner(schema["items"])))
         for keyword in ("anyOf", "oneOf"):
             if type(schema.get(keyword)) is list:
                 checks.append(self._alternatives(keyword, [self.compile(s) for s in schema[keyword]]))
@@ -133,21 +141,35 @@ class _Compiler:
     def _ref(self, ref: Any) -> Check:
         if type(ref) is not str or not ref.startswith("#/"):
             return _accept
+        if ref in self.open:  # a loop of refs that no value breaks constrains nothing more
+            return _accept
         if ref not in self.refs:
             self.refs[ref] = _accept  # a recursive schema refers to itself while it compiles
             target: Any = self.root
             for part in ref[2:].split("/"):
                 target = target.get(part.replace("~1", "/").replace("~0", "~")) if type(target) is dict else None
-            self.refs[ref] = self.compile(target) if target is not None else _accept
+            self.open.add(ref)
+            try:
+                self.refs[ref] = self.compile(target) if target is not None else _accept
+            finally:
+                self.open.discard(ref)
         refs = self.refs
         return lambda v: refs[ref](v)
 
+    def _inner(self, schema: Any) -> Check:
+        """The check of a value inside the one at hand (a property's, an item's)."""
+        outer, self.open = self.open, set()
+        try:
+            return self.compile(schema)
+        finally:
+            self.open = outer
+
     def _object(self, schema: dict[str, Any], must_be_object: bool) -> Check:
         props: dict[str, Any] = schema["properties"] if type(schema.get("properties")) is dict else {}
-        checks = {name: self.compile(sub) for name, sub in props.items()}
+        checks = {name: self._inner(sub) for name, sub in props.items()}
         required = [r for r in schema.get("required", ()) if type(r) is str]
         extra = schema.get("additionalProperties", True)
-        extra_check = None if extra is False else self.compile(extra)
+        extra_check = None if extra is False else self._inner(extra)
         # Properties that only constrain the type are settled by one `type(item) in kinds` test.
         plain = {name: kinds for name, sub in props.items() if (kinds := _plain_kinds(sub)) is not None}
         taken = _taken(props)
