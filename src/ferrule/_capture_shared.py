@@ -230,32 +230,72 @@ def flush_stream(stream: IO[str] | None) -> None:
             pass
 
 
-_private_stdout: int | None = None
+class StdoutClaim:
+    """fd 1 for protocol frames only, for as long as the claim is held.
+
+    `fd` is a private close-on-exec duplicate of fd 1 (>= 3) that carries the frames; fd 1 points at
+    fd 2 meanwhile, and captures follow it (a tool's stray prints land in its report). One claim at a
+    time in a process: a second is refused with RuntimeError while the first is held (a duplicate
+    of fd 1 made then would be a duplicate of stderr). `release()` points fd 1 back at the wire first
+    and only then gives up the claim and closes the duplicate, so a release that failed keeps the
+    claim (the next one is refused, never handed a diverted fd 1). Idempotent.
+    """
+
+    def __init__(self) -> None:
+        with _claims_lock:
+            if 1 in _claims:
+                raise RuntimeError("fd 1 is already claimed for protocol frames in this process (by a stdio "
+                                   "transport, or for good by private_stdout); close that transport first")
+            flush_stream(sys.stdout)  # what was printed before the claim goes where fd 1 pointed then
+            self.fd = dup_private(1)
+            try:
+                _point_stdout(2)
+            except BaseException:
+                os.close(self.fd)
+                raise
+            _claims[1] = self.fd
+            STDOUT_FOLLOWS[0] = 1
+        self._held = True
+
+    def release(self) -> None:
+        with _claims_lock:
+            if not self._held:
+                return
+            flush_stream(sys.stdout)  # prints made during the claim belong on stderr, not on the wire
+            _point_stdout(self.fd)  # raises on failure: the claim stays registered
+            del _claims[1]
+            STDOUT_FOLLOWS[0] = 0
+            self._held = False
+            os.close(self.fd)
+
+
+_claims: dict[int, int] = {}  # a claimed standard fd -> the private duplicate carrying its wire
+_claims_lock = threading.Lock()
+
+
+def _point_stdout(target: int) -> None:
+    os.dup2(target, 1)
+    if sys.platform == "win32":  # children inherit the handle, not the fd
+        point_std_handle(STD_OUTPUT_HANDLE, 1)
+
+
+_private_claim: StdoutClaim | None = None
 _private_lock = threading.Lock()
 
 
 def private_stdout() -> int:
-    """Keep fd 1 for protocol frames only: return a private duplicate and point fd 1 at fd 2.
+    """Keep fd 1 for protocol frames only, for the rest of the process: a `StdoutClaim` never
+    released; its private duplicate of fd 1.
 
     The duplicate is >= 3 and close-on-exec; afterwards `print()` and children's stdout go to stderr
-    (and into an active capture). Idempotent: later calls return the same descriptor.
+    (and into an active capture). Idempotent: later calls return the same descriptor. Refused with
+    RuntimeError while a stdio transport holds its own claim.
     """
-    global _private_stdout
+    global _private_claim
     with _private_lock:
-        if _private_stdout is not None:
-            return _private_stdout
-        flush_stream(sys.stdout)
-        protocol = dup_private(1)
-        try:
-            os.dup2(2, 1)
-            if sys.platform == "win32":
-                point_std_handle(STD_OUTPUT_HANDLE, 1)
-        except BaseException:
-            os.close(protocol)
-            raise
-        _private_stdout = protocol
-        STDOUT_FOLLOWS[0] = 1
-        return protocol
+        if _private_claim is None:
+            _private_claim = StdoutClaim()
+        return _private_claim.fd
 
 
 def private_stdin() -> int:

@@ -2,7 +2,8 @@
 
 `capture_stderr()` redirects fd 2 around one block; `CaptureSession` redirects it once for a whole
 run and reads each call's text from a window of the same file (one `lseek` per edge). Both refuse
-to nest. `private_stdout()` and `private_stdin()` keep the protocol channel away from tools.
+to nest. `private_stdout()` and `private_stdin()` keep the protocol channel away from tools;
+`StdoutClaim` holds fd 1 for frames until released (`private_stdout()` holds one for good).
 
 Chooses the compiled twin (`ferrule._capture`) unless `FERRULE_NO_EXTENSIONS` is set or this is not
 CPython, and falls back to the pure-Python twin (`ferrule._capture_py`) when it is not built.
@@ -12,7 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._capture_shared import CaptureBusy, Captured, private_stdin, private_stdout, stdin_from_devnull
+from ._capture_shared import (
+    CaptureBusy,
+    Captured,
+    StdoutClaim,
+    private_stdin,
+    private_stdout,
+    stdin_from_devnull,
+)
 from ._twins import NO_EXTENSIONS, load_twin
 
 if TYPE_CHECKING:
@@ -30,6 +38,7 @@ __all__ = [
     "CaptureSession",
     "Captured",
     "StderrCapture",
+    "StdoutClaim",
     "capture_stderr",
     "private_stdin",
     "private_stdout",

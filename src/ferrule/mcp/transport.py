@@ -15,21 +15,16 @@ capture per call). Any object with `read_line` and `write_line` (a `LineChannel`
 from __future__ import annotations
 
 import os
-import sys
-import threading
 from collections import deque
 from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from orjson import dumps, loads
 
-from ferrule._capture_shared import STDOUT_FOLLOWS, dup_private, flush_stream
+from ferrule.capture import StdoutClaim
 from ferrule.fastframe import DEFAULT_MAX_LINE
 
 from .errors import ChannelClosed, LineTooLong
-
-if sys.platform == "win32":
-    from ferrule._capture_shared import STD_OUTPUT_HANDLE, point_std_handle
 
 __all__ = [
     "DEFAULT_MAX_LINE", "LineChannel", "LineTransport", "ReplayTransport", "StdioTransport", "StdoutClaim", "Transport",
@@ -213,55 +208,6 @@ class StdioTransport(Transport):
             self._devnull = None
             os.close(self._in)
         self._claim.release()
-
-
-class StdoutClaim:
-    """fd 1 for protocol frames only, for as long as the claim is held.
-
-    `fd` is a private close-on-exec duplicate of fd 1 (>= 3) that carries the frames; fd 1 points at
-    fd 2 meanwhile, and captures follow it (a tool's stray prints land in its report). One claim at a
-    time in a process: a second is refused with RuntimeError while the first is held. `release()`
-    points fd 1 back at the wire first and only then gives up the claim and closes the duplicate, so
-    a release that failed keeps the claim (the next transport is refused, never handed a diverted
-    fd 1). Idempotent.
-    """
-
-    def __init__(self) -> None:
-        with _claims_lock:
-            if 1 in _claims:
-                raise RuntimeError("fd 1 is already claimed by another stdio transport in this process; "
-                                   "close that transport first")
-            flush_stream(sys.stdout)  # what was printed before the claim goes where fd 1 pointed then
-            self.fd = dup_private(1)
-            try:
-                _point(1, 2)
-            except BaseException:
-                os.close(self.fd)
-                raise
-            _claims[1] = self.fd
-            STDOUT_FOLLOWS[0] = 1
-        self._held = True
-
-    def release(self) -> None:
-        with _claims_lock:
-            if not self._held:
-                return
-            flush_stream(sys.stdout)  # prints made during the claim belong on stderr, not on the wire
-            _point(1, self.fd)  # raises on failure: the claim stays registered
-            del _claims[1]
-            STDOUT_FOLLOWS[0] = 0
-            self._held = False
-            os.close(self.fd)
-
-
-_claims: dict[int, int] = {}  # a claimed standard fd -> the private duplicate carrying its wire
-_claims_lock = threading.Lock()
-
-
-def _point(fd: int, target: int) -> None:
-    os.dup2(target, fd)
-    if sys.platform == "win32":  # children inherit the handle, not the fd
-        point_std_handle(STD_OUTPUT_HANDLE, fd)
 
 
 class ReplayTransport(Transport):
