@@ -244,8 +244,8 @@ class StdoutClaim:
     def __init__(self) -> None:
         with _claims_lock:
             if 1 in _claims:
-                raise RuntimeError("fd 1 is already claimed for protocol frames in this process (by a stdio "
-                                   "transport, or for good by private_stdout); close that transport first")
+                raise RuntimeError("fd 1 is already claimed for protocol frames in this process: a stdio "
+                                   "transport gives it back when closed, private_stdout() never does")
             flush_stream(sys.stdout)  # what was printed before the claim goes where fd 1 pointed then
             self.fd = dup_private(1)
             try:
