@@ -174,6 +174,33 @@ def blocked_sync_tool_session(peer: Peer) -> dict[str, Any]:
     return transcript(peer)
 
 
+def blocked_mid_read_session(peer: Peer) -> dict[str, Any]:
+    """Calls sent in one write, so that they arrive in one read: a sync tool that blocks (`wait_release`)
+    holds up none of the lines read after it (a ping, another call); and one that waits for a call
+    later in its own read (`release`) is released by it, as on its SDK's worker threads."""
+    peer.ask(req(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "direct", "version": "0"}}))
+    peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    peer.send(call(2, "wait_release", {}), req(3, "ping"), call(4, "point", {"x": 1}))
+    peer.wait_answer(3)
+    peer.wait_answer(4)
+    blocked_meanwhile = 2 not in peer.answers
+    peer.send(call(5, "wait_release", {}), call(6, "release", {}))
+    for msg_id in (2, 5, 6):
+        peer.wait_answer(msg_id)
+    return {**transcript(peer), "blocked meanwhile": blocked_meanwhile}
+
+
+def check_blocked_mid_read(app: str) -> None:
+    """`blocked_mid_read_session` against the app's SDK run and `ferrule run`: the same answers, and
+    the lines after the blocked call answered while it blocked."""
+    theirs = blocked_mid_read_session(Peer(sdk_command(app)))
+    ours = blocked_mid_read_session(Peer(ferrule_command(f"{app}.py")))
+    assert ours == theirs
+    assert ours["blocked meanwhile"] is True
+    assert [ours["answers"][n]["result"]["content"][0]["text"] for n in (2, 5)] == ["released", "released"]
+
+
 def normalise(msg: dict[str, Any]) -> dict[str, Any]:
     result = msg.get("result")
     if isinstance(result, dict):

@@ -18,13 +18,18 @@ cdef class Server:
     cdef public object turns, lane
     cdef public object _info, _stamp, _plans_of, _lists, _discover
     cdef public dict _plans, _concurrent, _handshake, _stateless
-    cdef public list _pending
+    cdef public list _pending, _read_items
+    cdef public Py_ssize_t _read_at
+    cdef public object _read_cancels
     cdef public object _order, _read_batch, _transport, _write_lock, _stdin_guard, _capture, _window
-    cdef public bint _lane_in_read, _last_of_read, _dead
+    cdef public bint _lane_in_read, _last_of_read, _dead, _in_array
     cdef dict __dict__
     cdef object __weakref__
 
     cpdef object _serve_one(self)
+
+    @cython.locals(items=list, last=Py_ssize_t, index=Py_ssize_t)
+    cpdef object _serve_rest(self)
     cpdef object write(self, object lines)
     cpdef object _handle(self, object msg, object line, Py_ssize_t index, object cancels)
     cpdef object _route(self, object msg_id, object method, dict params)

@@ -3,8 +3,10 @@
 
 The read loop is one plain thread at a time (turns.py): read whatever the channel holds (many
 pipelined lines at once), handle every complete line in order, and write the answers of one read in
-one write. A handler may run a blocking job where its line was read (`run_beside`), handing the
-reading on meanwhile (the drop-in's fastmcp tools). Every line
+one write. A handler may run a blocking job where its line was read, handing the reading on
+meanwhile: for the last line of a read (`run_beside`, concurrent tools), or for any line
+(`beside_in_read`, the drop-in's sync tools), when a follower that takes the turn from a job still
+running serves the rest of the read first. Every line
 takes one route: `_decode` (bytes to a message, or the ProtocolError to answer), `classify` (the one
 test of a well-formed request, wire.py), `_route` (the era and the method), the method's handler. A
 `tools/call` resolves its tool through `_plan`, a cache of the decisions the route takes for a tool
@@ -161,6 +163,10 @@ class Server:
         self._lane_in_read = False  # a concurrent call of this read went to the lane: the later ones follow it
         self._order = CallOrder()  # the ordered tools' calls, one at a time in the order read (made per run)
         self._last_of_read = True  # the line being handled is the last of its read
+        self._read_items: list[tuple[Any, bytes]] = []  # the decoded lines of the read in hand
+        self._read_at = 0  # the next of them to serve
+        self._read_cancels: dict[Any, int] | None = None  # request id -> index of a cancel for it in that read
+        self._in_array = False  # the line being handled is a member of a JSON-RPC batch
         self._read_batch: Callable[[], list[Any] | None] = _no_channel
         self.turns = ReadTurns(self._serve_one, self.beside_limit)
         self._transport: Transport | None = None
@@ -208,6 +214,8 @@ class Server:
         self.turns = ReadTurns(self._serve_one, self.beside_limit)
         self._order = CallOrder()  # per run: a call of an earlier, stopped run cannot take a turn here
         self._pending = []  # a read an earlier run was stopped in leaves no answers for this one
+        self._read_items = []  # nor lines to serve
+        self._read_at = 0
         self._dead = False
         window = None
         try:
@@ -243,23 +251,28 @@ class Server:
 
     def _serve_one(self) -> bool:
         """One read and its answers (in one write); False once the channel ended. Run by whichever
-        thread holds the reading turn (turns.py): `_pending`, `_last_of_read` and `_lane_in_read` are
-        that thread's while it holds it."""
-        try:
-            batch = self._read_batch()
-        except ChannelClosed:
-            return False
-        if batch is None or self.turns.ended:  # a read that ends after a stop is not served
-            return False
-        self._lane_in_read = False
-        if len(batch) == 1:  # lockstep calls: one line per read, its answer written at once
-            msg, line = _decode(batch[0], self.max_line)
-            self._last_of_read = True
-            answer = self._handle(msg, line, 0, None)
-            if answer is not None:
-                self.write([answer])
-            return not self._dead
-        self._serve_read(batch)
+        thread holds the reading turn (turns.py): `_pending`, `_last_of_read`, `_lane_in_read` and
+        the read in hand (`_read_items` from `_read_at` on) are that thread's while it holds it. A
+        thread that takes the turn from one whose job ran on past the hand-on time first serves the
+        rest of that thread's read."""
+        if self._read_at < len(self._read_items):
+            self._serve_rest()
+        else:
+            try:
+                batch = self._read_batch()
+            except ChannelClosed:
+                return False
+            if batch is None or self.turns.ended:  # a read that ends after a stop is not served
+                return False
+            self._lane_in_read = False
+            if len(batch) == 1:  # lockstep calls: one line per read, its answer written at once
+                msg, line = _decode(batch[0], self.max_line)
+                self._last_of_read = True
+                answer = self._handle(msg, line, 0, None)
+                if answer is not None:
+                    self.write([answer])
+                return not self._dead
+            self._serve_read(batch)
         # the read's answers in one write (by a thread still holding the turn: one whose call ran
         # beside the reading wrote its answer, and `_pending` is the holder's now)
         if self._pending and self.turns.holder == get_ident():
@@ -309,16 +322,38 @@ class Server:
         self.turns.beside(self._answer_from, job)
         return True
 
+    @property
+    def can_run_beside_in_read(self) -> bool:
+        """Whether `beside_in_read` may run a job for the line in hand: a line of its own (not a
+        member of a JSON-RPC batch, whose array is answered as one), within the limit."""
+        return not self._in_array and self.turns.can_hand_on
+
+    def beside_in_read(self, job: Callable[[], bytes | None]) -> bytes | None:
+        """Run a blocking `job` where its line was read, wherever the line is in its read, with the
+        turn handed on (turns.py): a job still running after the hand-on time gets a follower,
+        which serves the rest of the read and reads on, so a slow job holds up no later line. The
+        answer `job` returns, for the read's one write, when the turn came back to this thread;
+        None when it was written at once (the turn had passed on) or there was none. Check
+        `can_run_beside_in_read` first."""
+        answer = self.turns.beside(self._job_answer, job)
+        if answer is None or self.turns.holder == get_ident():
+            return answer
+        self.write([answer])
+        return None
+
     def _answer_from(self, job: Callable[[], bytes | None]) -> None:
+        answer = self._job_answer(job)
+        if answer is not None:  # written before the turn is taken back: a follower may hold it, waiting to read
+            self.write([answer])
+
+    def _job_answer(self, job: Callable[[], bytes | None]) -> bytes | None:
         try:
-            answer = job()
+            return job()
         except BaseException as exc:  # a tool's sys.exit() on a reading thread ends its call, not the server
             if threading.current_thread() is threading.main_thread():
                 raise
             log_exception(exc)
-            return
-        if answer is not None:  # written before the turn is taken back: a follower may hold it, waiting to read
-            self.write([answer])
+            return None
 
     def _answer_late(self, line: bytes) -> None:
         self.write([line])
@@ -331,7 +366,6 @@ class Server:
         """A read of several lines: decode them all first, so a cancellation can reach a request
         queued before it."""
         max_line = self.max_line
-        self._pending = []
         self._last_of_read = False
         items = [_decode(line, max_line) for line in batch]
         cancels: dict[Any, int] | None = None
@@ -342,14 +376,34 @@ class Server:
                     if cancels is None:
                         cancels = {}
                     cancels[target] = index
+        self._read_items = items
+        self._read_cancels = cancels
+        self._read_at = 0
+        self._serve_rest()
+
+    def _serve_rest(self) -> None:
+        """The read in hand, from `_read_at` on, while this thread holds the turn. The index moves on
+        before each line is handled: a follower that takes the turn during a job beside the reading
+        (`beside_in_read`) serves on from the next line."""
+        me = get_ident()
+        items = self._read_items
+        cancels = self._read_cancels
         last = len(items) - 1
-        for index, (msg, line) in enumerate(items):
+        while self._read_at <= last:
             if self._dead:
+                self._read_at = last + 1
                 return
+            index = self._read_at
+            self._read_at = index + 1
+            msg, line = items[index]
             self._last_of_read = index == last
             answer = self._handle(msg, line, index, cancels)
+            if self.turns.holder != me:
+                return  # the turn passed on during a job (which wrote its answer): the holder serves on
             if answer is not None:  # held for the read's one write, compacted unless it is the last
                 self._pending.append(answer if index == last else compact(answer))
+            if self._read_items is not items:
+                return  # the turn came back after its follower took up a read of its own: that one is served on
 
     def _handle(self, msg: Any, line: bytes, index: int, cancels: dict[Any, int] | None) -> bytes | None:
         """The answer to one decoded line; None for a line that has none (a notification, which is
@@ -418,18 +472,23 @@ class Server:
         if self._pending:
             self._flush()  # answers to earlier lines need not wait for the whole batch
         self._last_of_read = False  # a member's job goes to a worker: the array is not held behind a handover
+        self._in_array = True
         answers: list[bytes] = []
-        for member in batch:
-            if self._dead:
-                return None
-            if type(member) is list:
-                answers.append(error_line(None, InvalidRequest("a batch cannot hold a batch").to_error()))
-            elif type(member) is dict and member.get("method") == "initialize" and type(member.get("id")) in _ID_TYPES:
-                # 2025-03-26 lifecycle: initialize is never part of a batch (it would renegotiate mid-batch)
-                refusal = InvalidRequest("initialize cannot be part of a batch", fix="send initialize alone")
-                answers.append(error_line(member["id"], refusal.to_error()))
-            elif (answer := self._handle(member, b"", 0, None)) is not None:
-                answers.append(answer)
+        try:
+            for member in batch:
+                if self._dead:
+                    return None
+                if type(member) is list:
+                    answers.append(error_line(None, InvalidRequest("a batch cannot hold a batch").to_error()))
+                elif (type(member) is dict and member.get("method") == "initialize"
+                      and type(member.get("id")) in _ID_TYPES):
+                    # 2025-03-26 lifecycle: initialize is never part of a batch (it would renegotiate mid-batch)
+                    refusal = InvalidRequest("initialize cannot be part of a batch", fix="send initialize alone")
+                    answers.append(error_line(member["id"], refusal.to_error()))
+                elif (answer := self._handle(member, b"", 0, None)) is not None:
+                    answers.append(answer)
+        finally:
+            self._in_array = False
         return b"[" + b",".join(answers) + b"]" if answers else None
 
     # -- handshake era ----------------------------------------------------------------------------

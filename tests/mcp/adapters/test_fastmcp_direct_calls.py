@@ -21,6 +21,7 @@ from testkit.dropin import (
     blocked_sync_tool_session,
     call,
     calls_seen_by_the_apps_middleware,
+    check_blocked_mid_read,
     ferrule_command,
     req,
     sdk_command,
@@ -110,6 +111,10 @@ def test_a_blocked_sync_tool_holds_nothing_up_and_a_cancelled_one_is_not_answere
     ours = blocked_sync_tool_session(Peer(ferrule_command(f"{APP}.py")))
     assert ours == theirs
     assert 2 not in ours["answers"] and ours["answers"][6]["result"]["content"][0]["text"] == "released"
+
+
+def test_a_blocked_sync_tool_holds_up_no_line_read_after_it_nor_the_call_that_releases_it():
+    check_blocked_mid_read(APP)
 
 
 def test_a_blocked_sync_tool_in_a_batch_holds_back_none_of_the_batchs_other_members():

@@ -102,8 +102,16 @@ class _Exchange(_Outbound):
         self.transport = _STDIO if modern else _DUPLEX
         self.request_id = request_id
         self._token = progress_token_from_params(params)
-        self.cancel_requested = anyio.Event()
+        self._cancel_requested: anyio.Event | None = None
         self.closed = False
+
+    @property
+    def cancel_requested(self) -> anyio.Event:
+        """Made when first asked for: most requests never are, and making one costs more than a
+        microsecond on every call of the direct route."""
+        if self._cancel_requested is None:
+            self._cancel_requested = anyio.Event()
+        return self._cancel_requested
 
     async def notify(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> None:
         if not self.closed:  # nothing for a request may follow its answer
@@ -235,8 +243,7 @@ class SdkServer(Server):
             assert self._legacy is not None
             plan = self._direct.plan(self._legacy, params)
             if plan is not None and plan.threaded:
-                self._off_the_loop(msg_id, partial(self._answer_direct, msg_id, plan, params))
-                return None
+                return self._off_the_loop(msg_id, partial(self._answer_direct, msg_id, plan, params))
         elif method == "tools/call" and self._fast is not None and not (params and is_stateless(method, params)):
             assert self._legacy is not None
             fast = self._fast.plan(self._legacy, params)
@@ -258,19 +265,22 @@ class SdkServer(Server):
         thread of its own; where it runs it on its event loop, on the main thread, the reading waiting."""
         if not plan.threaded:
             return self._main_jobs.run(partial(self._answer_fast, msg_id, plan, params))
-        self._off_the_loop(msg_id, partial(self._answer_fast, msg_id, plan, params))
-        return None
+        return self._off_the_loop(msg_id, partial(self._answer_fast, msg_id, plan, params))
 
-    def _off_the_loop(self, msg_id: Any, answer: Callable[[], bytes]) -> None:
+    def _off_the_loop(self, msg_id: Any, answer: Callable[[], bytes]) -> bytes | None:
         """A sync tool's call where its SDK would hand it to a worker thread: on the thread that read
-        it, with the reading handed on, when the call ends a read; else on a worker thread. Either
-        writes the answer, unless the call was cancelled meanwhile. So a slow tool holds up no ping
-        and no other call, as under the SDK."""
+        it, with the reading handed on (a call that runs on past the hand-on time leaves the rest of
+        its read and the reading to a follower), else (beyond the limit, or in a JSON-RPC batch) on
+        a worker thread. So a slow tool holds up no ping and no other call, as under the SDK, and a
+        quick one costs no hop to another thread. The answer, for the read's write; None when it
+        was written already, or the call was cancelled meanwhile (not answered, as under the SDK)."""
         assert self._workers is not None
         # a cell, not a flag in the dict: a cancel that finds the call gone cannot put an entry back
         self._in_thread[msg_id] = cell = [False]
-        if not self.run_beside(partial(self._unless_cancelled, msg_id, cell, answer)):
-            self._workers.submit(self._unless_cancelled, msg_id, cell, answer)
+        if self.can_run_beside_in_read:
+            return self.beside_in_read(partial(self._unless_cancelled, msg_id, cell, answer))
+        self._workers.submit(self._unless_cancelled, msg_id, cell, answer)
+        return None
 
     def _unless_cancelled(self, msg_id: Any, cell: list[bool], answer: Callable[[], bytes]) -> bytes | None:
         try:
