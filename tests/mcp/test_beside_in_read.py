@@ -29,6 +29,10 @@ def server_class(request: pytest.FixtureRequest) -> type:
 
 
 def job_server(server_class: type, jobs: dict[str, Callable[[], str]]) -> Any:
+    return job_server_class(server_class, jobs)()
+
+
+def job_server_class(server_class: type, jobs: dict[str, Callable[[], str]]) -> type:
     """A server whose `job` method runs `jobs[params.name]` beside the reading, noting the thread."""
 
     class JobServer(server_class):  # type: ignore[misc,valid-type]
@@ -49,7 +53,7 @@ def job_server(server_class: type, jobs: dict[str, Callable[[], str]]) -> Any:
             self.allowed.append(allowed)
             return self.beside_in_read(run) if allowed else run()
 
-    return JobServer()
+    return JobServer
 
 
 class Watched(ReplayTransport):
@@ -139,3 +143,76 @@ def test_a_thread_whose_job_ends_while_its_follower_is_in_a_job_serves_the_follo
     main = threading.current_thread().name
     assert server.ran_on[1] == main and server.ran_on[5] == main, server.ran_on
     assert server.ran_on[3].startswith("mcp-reader"), server.ran_on
+
+
+class HeldOpen(ReplayTransport):
+    """A replay whose channel, once the script is read, stays open until `done` is set; it sets
+    `written[id]` once the answer to request `id` is written."""
+
+    def __init__(self, script: Any, ids: list[int]) -> None:
+        super().__init__(script)
+        self.done = threading.Event()
+        self.written = {msg_id: threading.Event() for msg_id in ids}
+
+    def read_batch(self) -> list[Any] | None:
+        batch = super().read_batch()
+        if batch is None:
+            assert self.done.wait(BOUND), "the test's job never ended"
+        return batch
+
+    def write_lines(self, lines: list[bytes]) -> None:
+        super().write_lines(lines)
+        for msg_id, event in self.written.items():
+            if any(b'"id":%d,' % msg_id in line for line in lines):
+                event.set()
+
+
+def test_answers_ahead_of_a_job_still_running_on_the_last_line_are_not_held_behind_it(server_class):
+    """The answers to the lines before a blocked job go out once a follower takes the turn, though
+    the follower then waits for the next read."""
+    transport: HeldOpen
+
+    def waits_for_the_ping() -> str:
+        answered = transport.written[1].wait(BOUND)
+        transport.done.set()
+        return "after the ping" if answered else "the ping's answer was held back"
+
+    server = job_server(server_class, {"waits": waits_for_the_ping})
+    transport = HeldOpen([(request(1, "ping"), job(2, "waits"))], [1])
+    server.run(transport)
+    assert ids_written(transport) == [1, 2]
+    assert b'"after the ping"' in transport.output[-1]
+
+
+def test_a_stop_during_jobs_serves_no_more_of_their_read_and_their_answers_are_written(server_class):
+    """Stopped from outside (Ctrl-C on the main thread, in the read's first job) while a follower runs
+    the second: the third line is not served, and the second job's answer is written before `run`
+    returns."""
+    second_started, stopping = threading.Event(), threading.Event()
+    served_after: list[Any] = []
+
+    def first() -> str:  # on the main thread: the interrupt comes once the follower runs the second job
+        assert second_started.wait(BOUND)
+        raise KeyboardInterrupt
+
+    def second() -> str:  # ends once the run is stopping
+        second_started.set()
+        return "second" if stopping.wait(BOUND) else "never"
+
+    class Stopped(job_server_class(server_class, {"first": first, "second": second})):  # type: ignore[misc,valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            self._handshake["note"] = self._note
+
+        def _note(self, msg_id: Any, params: Any) -> bytes:
+            served_after.append(msg_id)
+            return result_line(msg_id, {})
+
+        def interrupted(self) -> None:
+            stopping.set()
+
+    transport = ReplayTransport([(job(1, "first"), job(2, "second"), request(3, "note"))])
+    with pytest.raises(KeyboardInterrupt):
+        Stopped().run(transport)
+    assert served_after == [], "a line of the read was served after the stop"
+    assert [line for line in transport.output if b'"second"' in line], transport.output

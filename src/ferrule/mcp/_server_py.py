@@ -258,6 +258,8 @@ class Server:
         if self._read_at < len(self._read_items):
             self._serve_rest()
         else:
+            if self._pending:  # the answers of a read left by a job still running: not held behind the next read
+                self._flush()
             try:
                 batch = self._read_batch()
             except ChannelClosed:
@@ -335,15 +337,15 @@ class Server:
         answer `job` returns, for the read's one write, when the turn came back to this thread;
         None when it was written at once (the turn had passed on) or there was none. Check
         `can_run_beside_in_read` first."""
-        answer = self.turns.beside(self._job_answer, job)
-        if answer is None or self.turns.holder == get_ident():
-            return answer
-        self.write([answer])
-        return None
+        answer = self.turns.beside(self._job_answer, job, lost=self._write_answer)
+        return answer if self.turns.holder == get_ident() else None
 
     def _answer_from(self, job: Callable[[], bytes | None]) -> None:
-        answer = self._job_answer(job)
-        if answer is not None:  # written before the turn is taken back: a follower may hold it, waiting to read
+        # written before the turn is taken back: a follower may hold it, waiting to read
+        self._write_answer(self._job_answer(job))
+
+    def _write_answer(self, answer: bytes | None) -> None:
+        if answer is not None:
             self.write([answer])
 
     def _job_answer(self, job: Callable[[], bytes | None]) -> bytes | None:

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 __all__ = ["HAND_ON_S", "MainThreadJobs", "ReadTurns"]
 
 HAND_ON_S = 0.002  # how long the reading may wait behind a job before a follower takes it on
+_RAISED = object()  # the value of a job that raised
 _IDLE_S = 1.0  # a watch that saw no job beside the reading for this long sleeps until the next one
 
 T = TypeVar("T")
@@ -107,8 +108,11 @@ class ReadTurns:
         with self._park:
             self._park.notify_all()
 
-    def beside(self, job: Callable[..., T], *args: Any) -> T:
-        """`job(*args)` with the turn handed on, by the thread holding it; the turn is taken back after."""
+    def beside(self, job: Callable[..., T], *args: Any, lost: Callable[[T], Any] | None = None) -> T:
+        """`job(*args)` with the turn handed on, by the thread holding it; the turn is taken back
+        after, unless a follower holds it or the turns ended. Then `lost`, when given, gets the job's
+        value while the job still counts as beside the reading, so what it writes is written before
+        `wait_beside` (and so a stop) returns."""
         self.holder = None
         me = get_ident()
         self._beside.add(me)
@@ -120,6 +124,7 @@ class ReadTurns:
         elif self._watch_idle:
             self._wake.set()
         finished = False
+        result: Any = _RAISED
         try:
             result = job(*args)
             finished = True
@@ -128,17 +133,21 @@ class ReadTurns:
             finished = True
             raise
         finally:
-            self._beside.discard(me)
-            if self._draining:
-                with self._done:
-                    self._done.notify_all()
-            if not finished:
-                self._end()  # stopped from outside, mid-job: leave the turn to nobody
-            elif self._turn.acquire(blocking=False):
-                self.holder = me
-            else:  # a follower holds the turn: this thread parks once back in `run`
-                with self._park:
-                    self._parked += 1
+            try:
+                if not finished:
+                    self._end()  # stopped from outside, mid-job: leave the turn to nobody
+                elif not self.ended and self._turn.acquire(blocking=False):
+                    self.holder = me
+                else:  # a follower holds the turn (or the turns ended): this thread parks once back in `run`
+                    with self._park:
+                        self._parked += 1
+                    if lost is not None and result is not _RAISED:
+                        lost(result)
+            finally:
+                self._beside.discard(me)
+                if self._draining:
+                    with self._done:
+                        self._done.notify_all()
 
     def finish(self, timeout: float | None = None) -> None:
         """After `run` returned: wait for the jobs beside the reading, the watch and the followers."""

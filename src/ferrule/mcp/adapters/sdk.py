@@ -96,19 +96,20 @@ class _Exchange(_Outbound):
 
     message_metadata = None
 
-    def __init__(self, server: SdkServer, request_id: Any, params: Mapping[str, Any] | None, modern: bool) -> None:
+    def __init__(self, server: SdkServer, request_id: Any, params: Mapping[str, Any] | None, modern: bool,
+                 cancellable: bool = True) -> None:
         super().__init__(server)
         self.can_send_request = not modern  # 2026-07-28 has no server-to-client requests
         self.transport = _STDIO if modern else _DUPLEX
         self.request_id = request_id
         self._token = progress_token_from_params(params)
-        self._cancel_requested: anyio.Event | None = None
+        # made now for a request a cancellation can reach (from the lane); else when first asked for,
+        # by the one thread the call runs on: making one costs over a microsecond a call
+        self._cancel_requested: anyio.Event | None = anyio.Event() if cancellable else None
         self.closed = False
 
     @property
     def cancel_requested(self) -> anyio.Event:
-        """Made when first asked for: most requests never are, and making one costs more than a
-        microsecond on every call of the direct route."""
         if self._cancel_requested is None:
             self._cancel_requested = anyio.Event()
         return self._cancel_requested
@@ -292,7 +293,7 @@ class SdkServer(Server):
 
     def _answer_fast(self, msg_id: Any, plan: FastPlan, params: Any) -> bytes:
         assert self._fast is not None and self._legacy is not None
-        exchange = _Exchange(self, msg_id, params, False)
+        exchange = _Exchange(self, msg_id, params, False, cancellable=False)
         try:
             return _answer_line(msg_id, self._fast.call(self._legacy, plan, exchange, params, self.lane.call))
         except Exception as exc:
