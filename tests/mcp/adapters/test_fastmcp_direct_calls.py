@@ -63,6 +63,8 @@ CALLS = [
     ("in_thread", {}),
     ("context_seen", {}),
     ("addressed", {}),
+    ("marks", {}),
+    ("marks", {}),  # what the first call set is not seen here
 ]
 
 
@@ -100,6 +102,7 @@ def test_direct_answers_match_fastmcp(revision):
     assert answers[32]["content"][0]["text"] == "Error calling tool 'explodes': boom"
     assert answers[36]["content"][0]["text"] == "x:True"  # on the read loop, as fastmcp runs it on its event loop
     assert answers[37]["content"][0]["text"] == "false"  # a worker thread, as under fastmcp
+    assert [answers[n]["content"][0]["text"] for n in (40, 41)] == ["unset", "unset"]  # a context of its own per call
     assert answers[64]["isError"] is True and answers[64]["content"][0]["text"] == "Unknown tool: 'shout'"
     assert answers[66]["isError"] is True and answers[66]["content"][0]["text"] == "Unknown tool: 'pair'"
     if revision >= "2025-06-18":

@@ -132,6 +132,8 @@ class FastTools:
         self._sieve = ResultSieve()
         self._watched: tuple[Any, ...] = ()
         self.revoked = False
+        self._base: contextvars.Context | None = None  # what every call's context starts from
+        self._base_of: Any = None  # the lifespan's snapshot it holds
 
     def usable(self) -> bool:
         """Whether the app is in the plain configuration (checked once, when the run starts)."""
@@ -182,16 +184,24 @@ class FastTools:
         """The wire result of the call (raising MCPError as the kernel would), in the calling
         thread, in a context of its own (as each request's task has one under fastmcp) holding
         what fastmcp's path gives the tool body. A text result comes already encoded (`bytes`)."""
-        return contextvars.Context().run(self._call, runner, plan, exchange, params, finish)
+        return self._call_context().run(self._call, runner, plan, exchange, params, finish)
+
+    def _call_context(self) -> contextvars.Context:
+        """A context of the call's own, holding what fastmcp's stdio run sets for everything it
+        serves (the transport `stdio`) and the lifespan's shared context: made once (a copy costs
+        a tenth of setting them), again if the lifespan's snapshot is replaced."""
+        snapshot = self.app._shared_context_snapshot
+        if self._base is None or self._base_of is not snapshot:
+            base = contextvars.Context()
+            base.run(_enter_stdio, snapshot)
+            self._base, self._base_of = base, snapshot
+        return self._base.copy()
 
     def _call(self, runner: ServerRunner[Any], plan: FastPlan, exchange: Any, params: Any, finish: Any) -> dict[str, Any] | bytes:
         app = self.app
         version = runner.connection.protocol_version
         request = runner._make_context(exchange, "tools/call", params, _extract_meta(params), version)
         arguments = params.get("arguments") or {}
-        set_transport("stdio")  # what fastmcp's stdio run sets for everything it serves
-        for var, value in (app._shared_context_snapshot or {}).items():
-            var.set(value)
         with bind_request_context(request):
             if _handler_log.isEnabledFor(logging.DEBUG):
                 _handler_log.debug(f"[{app.name}] Handler called: call_tool %s with %s", plan.name, arguments)
@@ -267,6 +277,12 @@ class FastTools:
         if payload_has_identities(converted.structured_content):
             return None
         return self._sieve.serialize(runner, _wire_result(plan.name, converted, runner.connection.protocol_version))
+
+
+def _enter_stdio(snapshot: dict[Any, Any] | None) -> None:
+    set_transport("stdio")
+    for var, value in (snapshot or {}).items():
+        var.set(value)
 
 
 def _wire_result(name: str, result: Any, version: str) -> Any:

@@ -5,6 +5,7 @@ that read the request's context, and tools that change what the session may call
 import sys
 import threading
 import time
+from contextvars import ContextVar
 from typing import Annotated, Any
 
 from fastmcp import Context, FastMCP
@@ -192,6 +193,18 @@ def context_seen() -> dict:
     ctx = get_context()
     return {"request_id": ctx.request_id, "has_request": ctx.request_context is not None,
             "server": ctx.fastmcp.name, "transport": ctx.transport, "session": bool(ctx.session_id)}
+
+
+_MARK: ContextVar[str] = ContextVar("mark", default="unset")
+
+
+@mcp.tool
+def marks() -> str:
+    """A context variable as the call finds it, then set: each call runs in a context of its own,
+    so no call sees what an earlier one set."""
+    found = _MARK.get()
+    _MARK.set("set by a call")
+    return found
 
 
 @mcp.tool
