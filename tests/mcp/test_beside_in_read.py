@@ -8,6 +8,7 @@ fails the test instead of hanging it."""
 from __future__ import annotations
 
 import importlib
+import random
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -216,3 +217,47 @@ def test_a_stop_during_jobs_serves_no_more_of_their_read_and_their_answers_are_w
         Stopped().run(transport)
     assert served_after == [], "a line of the read was served after the stop"
     assert [line for line in transport.output if b'"second"' in line], transport.output
+
+
+def random_reads(seed: int) -> tuple[list[Any], dict[str, Callable[[], str]], int]:
+    """Seeded reads of pings, quick jobs and jobs that block until a later line (in their read or a
+    later one) releases them: the script, its jobs, and the number of requests."""
+    rng = random.Random(seed)
+    released: dict[str, threading.Event] = {}
+    jobs: dict[str, Callable[[], str]] = {"quick": lambda: "quick"}
+    lines: list[dict[str, Any]] = []
+    waiting: list[str] = []  # blocked jobs not yet released, at most a few (well within the limit)
+    for msg_id in range(1, rng.randrange(20, 60)):
+        roll = rng.random()
+        if roll < 0.2 and len(waiting) < 4:
+            tag = f"blocked-{msg_id}"
+            released[tag] = event = threading.Event()
+            jobs[tag] = lambda event=event: "released" if event.wait(BOUND) else "never"
+            waiting.append(tag)
+            lines.append(job(msg_id, tag))
+        elif roll < 0.45 and waiting:
+            tag = waiting.pop(rng.randrange(len(waiting)))
+            jobs[f"release-{tag}"] = lambda event=released[tag]: (event.set(), "releasing")[1]
+            lines.append(job(msg_id, f"release-{tag}"))
+        else:
+            lines.append(request(msg_id, "ping") if rng.random() < 0.5 else job(msg_id, "quick"))
+    count = len(lines)
+    for offset, tag in enumerate(waiting, 1):
+        jobs[f"release-{tag}"] = lambda event=released[tag]: (event.set(), "releasing")[1]
+        lines.append(job(count + offset, f"release-{tag}"))
+    reads: list[Any] = []
+    while lines:
+        size = rng.randrange(1, 6)
+        reads.append(tuple(lines[:size]) if size > 1 else lines[0])
+        del lines[:size]
+    return reads, jobs, count + len(waiting)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_line_of_random_reads_is_answered_once_whichever_thread_serves_it(server_class, seed):
+    reads, jobs, count = random_reads(seed)
+    server = job_server(server_class, jobs)
+    transport = ReplayTransport(reads)
+    server.run(transport)
+    assert sorted(ids_written(transport)) == list(range(1, count + 1))
+    assert all(b'"never"' not in line for line in transport.output)
