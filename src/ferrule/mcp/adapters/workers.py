@@ -3,11 +3,11 @@
 A sync tool that its framework runs on a worker thread must not hold up the calls and pings that
 arrive while it runs. Most such calls run on the thread that read them, the reading handed on
 (sdk.py); the rest (past the limit of calls so run, or members of a JSON-RPC batch) get a thread of
-this pool (a new one while every thread is busy, up to `limit`). What this adds over `concurrent.futures.ThreadPoolExecutor` is the way
-answers leave: a thread hands its answer to an outbox, and whichever thread finds no write under
-way writes everything waiting, so a burst of calls finishing together costs a few writes rather
-than one locked write each (with 40 threads, the lock's hand-offs cost more than the calls), and
-no `Future` is made for an answer nobody waits on.
+this pool (a new one while every thread is busy, up to `limit`). What this adds over
+`concurrent.futures.ThreadPoolExecutor` is the way answers leave: a thread hands its answer to an
+outbox, and whichever thread finds no write under way writes everything waiting, so a burst of
+calls finishing together costs a few writes rather than one locked write each (with 40 threads, the
+lock's hand-offs cost more than the calls), and no `Future` is made for an answer nobody waits on.
 """
 
 from __future__ import annotations
