@@ -242,8 +242,9 @@ class StdoutClaim:
     """
 
     def __init__(self) -> None:
+        global _stdout_claim
         with _claims_lock:
-            if 1 in _claims:
+            if _stdout_claim is not None:
                 raise RuntimeError("fd 1 is already claimed for protocol frames in this process: a stdio "
                                    "transport gives it back when closed, private_stdout() never does")
             flush_stream(sys.stdout)  # what was printed before the claim goes where fd 1 pointed then
@@ -253,23 +254,24 @@ class StdoutClaim:
             except BaseException:
                 os.close(self.fd)
                 raise
-            _claims[1] = self.fd
+            _stdout_claim = self
             STDOUT_FOLLOWS[0] = 1
         self._held = True
 
     def release(self) -> None:
+        global _stdout_claim
         with _claims_lock:
             if not self._held:
                 return
             flush_stream(sys.stdout)  # prints made during the claim belong on stderr, not on the wire
             _point_stdout(self.fd)  # raises on failure: the claim stays registered
-            del _claims[1]
+            _stdout_claim = None
             STDOUT_FOLLOWS[0] = 0
             self._held = False
             os.close(self.fd)
 
 
-_claims: dict[int, int] = {}  # a claimed standard fd -> the private duplicate carrying its wire
+_stdout_claim: StdoutClaim | None = None  # the claim on fd 1 held now
 _claims_lock = threading.Lock()
 
 

@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 __all__ = ["HAND_ON_S", "MainThreadJobs", "ReadTurns"]
 
 HAND_ON_S = 0.002  # how long the reading may wait behind a job before a follower takes it on
-_RAISED = object()  # the value of a job that raised
 _IDLE_S = 1.0  # a watch that saw no job beside the reading for this long sleeps until the next one
 
 T = TypeVar("T")
@@ -123,11 +122,10 @@ class ReadTurns:
             self._watch.start()
         elif self._watch_idle:
             self._wake.set()
-        finished = False
-        result: Any = _RAISED
+        finished = returned = False
         try:
             result = job(*args)
-            finished = True
+            finished = returned = True
             return result
         except Exception:
             finished = True
@@ -141,7 +139,7 @@ class ReadTurns:
                 else:  # a follower holds the turn (or the turns ended): this thread parks once back in `run`
                     with self._park:
                         self._parked += 1
-                    if lost is not None and result is not _RAISED:
+                    if lost is not None and returned:
                         lost(result)
             finally:
                 self._beside.discard(me)
